@@ -1,0 +1,1 @@
+//! endgame (to be written).

@@ -1,0 +1,1 @@
+//! eval (to be written).

@@ -1,0 +1,443 @@
+//! Text formats: board strings, OBF endgame lines, move transcripts, and the typed [`ParseError`].
+//!
+//! - Board string: 64 cells in order a1, b1 … h1, a2 … h8, then the side to move. Black is any
+//!   of `X x * B b`, white any of `O o W w`, empty `-` or `.`; whitespace between cells is
+//!   ignored. The side is `X`/`O`/`B`/`W`/`black`/`white` in any case. Printed as `X`, `O`, `-`.
+//! - OBF (Edax's endgame test files): `<board string>;` then ` MOVE:±score;` pairs, best first.
+//!   A line starting with `%` is a comment. Edax writes `--:-127` as a placeholder pass entry,
+//!   which is ignored (any pass entry whose score is outside ±64).
+//! - Problem lines for `flank solve`: an OBF line, or a board string optionally followed by the
+//!   exact score (as in `random-10-empties-1k.txt`: `board side score`).
+//! - Transcripts: `f5d6c3…`, two characters a move, any case, passes implicit (also accepted
+//!   explicitly as `pass`/`pa`/`ps`, and whitespace between moves is ignored).
+
+use std::fmt;
+
+use crate::board::{Board, Score};
+use crate::square::{Color, Move, Square};
+
+/// Why a piece of text could not be read. Each variant's message says what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    /// Not a square name `a1`–`h8`.
+    BadSquare(String),
+    /// Not a square name nor a pass.
+    BadMove(String),
+    /// Not a colour (`b`, `black`, `w`, `white`).
+    BadColor(String),
+    /// A board string with an unknown cell character at cell index (0–63).
+    BadCell {
+        /// Cell index, 0 = a1.
+        index: usize,
+        /// The character found.
+        found: char,
+    },
+    /// A board string with fewer than 64 cells.
+    TooFewCells(usize),
+    /// A board string without the side to move.
+    MissingSide,
+    /// A side-to-move field that is not a colour.
+    BadSide(String),
+    /// A malformed `MOVE:score` entry of an OBF line.
+    BadObfEntry(String),
+    /// A score that is not an integer.
+    BadScore(String),
+    /// A transcript move that is not legal at its ply (1-based).
+    IllegalMove {
+        /// 1-based index of the move in the transcript (passes not counted).
+        ply: usize,
+        /// The move as written.
+        mv: String,
+    },
+    /// Text where a transcript move was expected.
+    BadTranscript(String),
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::BadSquare(s) => write!(f, "bad square '{s}' (expected a1-h8)"),
+            ParseError::BadMove(s) => write!(f, "bad move '{s}' (expected a1-h8 or pass)"),
+            ParseError::BadColor(s) => write!(f, "bad color '{s}' (expected b, black, w or white)"),
+            ParseError::BadCell { index, found } => write!(
+                f,
+                "bad board cell '{found}' at cell {} (expected X x * B b, O o W w, - .)",
+                index + 1
+            ),
+            ParseError::TooFewCells(n) => {
+                write!(
+                    f,
+                    "board string has {n} cells, expected 64 then the side to move"
+                )
+            }
+            ParseError::MissingSide => write!(f, "board string lacks the side to move (X or O)"),
+            ParseError::BadSide(s) => write!(f, "bad side to move '{s}' (expected X or O)"),
+            ParseError::BadObfEntry(s) => {
+                write!(f, "bad OBF move entry '{s}' (expected MOVE:score)")
+            }
+            ParseError::BadScore(s) => write!(f, "bad score '{s}'"),
+            ParseError::IllegalMove { ply, mv } => write!(f, "illegal move '{mv}' at move {ply}"),
+            ParseError::BadTranscript(s) => write!(f, "bad transcript near '{s}'"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// A board with the colour of the side to move: what a board string describes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Position {
+    /// Discs as side-to-move / other side.
+    pub board: Board,
+    /// Colour of `board.player`.
+    pub side: Color,
+}
+
+impl Position {
+    /// The standard start position, black to move.
+    pub fn start() -> Position {
+        Position {
+            board: Board::start(),
+            side: Color::Black,
+        }
+    }
+
+    /// Black's and white's discs as bitboards.
+    pub fn black_white(&self) -> (u64, u64) {
+        match self.side {
+            Color::Black => (self.board.player, self.board.opponent),
+            Color::White => (self.board.opponent, self.board.player),
+        }
+    }
+
+    /// Builds a position from black's and white's discs and the side to move.
+    /// Returns `None` if the bitboards overlap.
+    pub fn from_black_white(black: u64, white: u64, side: Color) -> Option<Position> {
+        let board = match side {
+            Color::Black => Board::new(black, white)?,
+            Color::White => Board::new(white, black)?,
+        };
+        Some(Position { board, side })
+    }
+
+    /// The 64 cells as `X`/`O`/`-` in order a1…h8 (no side).
+    pub fn cells(&self) -> String {
+        let (b, w) = self.black_white();
+        (0..64)
+            .map(|i| {
+                let m = 1u64 << i;
+                if b & m != 0 {
+                    'X'
+                } else if w & m != 0 {
+                    'O'
+                } else {
+                    '-'
+                }
+            })
+            .collect()
+    }
+
+    /// The position after the side to move plays `m` (a pass swaps sides). Returns `None` if
+    /// the move is illegal (occupied, no flips, or a pass while a move exists).
+    pub fn play(&self, m: Move) -> Option<Position> {
+        let board = match m {
+            Move::Play(sq) => self.board.try_make_move(sq)?,
+            Move::Pass => {
+                if self.board.has_moves() {
+                    return None;
+                }
+                self.board.pass()
+            }
+        };
+        Some(Position {
+            board,
+            side: self.side.opposite(),
+        })
+    }
+}
+
+impl fmt::Display for Position {
+    /// The board string: 64 cells, a space, then `X` or `O`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.cells(), self.side.letter())
+    }
+}
+
+impl std::str::FromStr for Position {
+    type Err = ParseError;
+    /// Parses a board string (see the module header).
+    fn from_str(s: &str) -> Result<Position, ParseError> {
+        parse_board_string(s)
+    }
+}
+
+/// Parses a board string: 64 cells then the side to move (see the module header).
+pub fn parse_board_string(s: &str) -> Result<Position, ParseError> {
+    let mut black = 0u64;
+    let mut white = 0u64;
+    let mut n = 0usize;
+    let mut rest = "";
+    for (pos, ch) in s.char_indices() {
+        if n == 64 {
+            rest = &s[pos..];
+            break;
+        }
+        if ch.is_whitespace() {
+            continue;
+        }
+        match ch {
+            'X' | 'x' | '*' | 'B' | 'b' => black |= 1 << n,
+            'O' | 'o' | 'W' | 'w' | '0' => white |= 1 << n,
+            '-' | '.' => {}
+            _ => {
+                return Err(ParseError::BadCell {
+                    index: n,
+                    found: ch,
+                });
+            }
+        }
+        n += 1;
+    }
+    if n < 64 {
+        return Err(ParseError::TooFewCells(n));
+    }
+    let side_text: String = rest.chars().filter(|c| !c.is_whitespace()).collect();
+    if side_text.is_empty() {
+        return Err(ParseError::MissingSide);
+    }
+    let side = parse_side(&side_text)?;
+    Ok(Position::from_black_white(black, white, side).expect("cells are disjoint"))
+}
+
+fn parse_side(s: &str) -> Result<Color, ParseError> {
+    match s.to_ascii_lowercase().as_str() {
+        "x" | "b" | "*" | "black" => Ok(Color::Black),
+        "o" | "w" | "0" | "white" => Ok(Color::White),
+        _ => Err(ParseError::BadSide(s.to_string())),
+    }
+}
+
+/// One endgame problem: a position and, where the line gives them, its known scores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// The position to solve.
+    pub position: Position,
+    /// OBF move scores (final disc difference for the side to move), best first as written.
+    pub move_scores: Vec<(Move, Score)>,
+    /// The exact score of the position: the best of `move_scores`, or the score given after a
+    /// plain board string.
+    pub expected: Option<Score>,
+}
+
+impl Problem {
+    /// Moves whose listed score equals the best listed score (the accepted best moves).
+    pub fn best_moves(&self) -> Vec<Move> {
+        match self.expected {
+            Some(e) if !self.move_scores.is_empty() => self
+                .move_scores
+                .iter()
+                .filter(|(_, s)| *s == e)
+                .map(|(m, _)| *m)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Parses one line of a problem file. Returns `Ok(None)` for blank and `%` comment lines.
+///
+/// Accepted: an OBF line (`<board>; F5:+2; …`), or a board string optionally followed by an
+/// exact score (`<board> X -64`).
+pub fn parse_problem_line(line: &str) -> Result<Option<Problem>, ParseError> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('%') || line.starts_with('#') {
+        return Ok(None);
+    }
+    let mut parts = line.split(';');
+    let head = parts.next().unwrap_or("").trim();
+    let is_obf = line.contains(';');
+    // The head: board string, possibly followed by a score (non-OBF form).
+    let (board_text, score_text) = if is_obf {
+        (head, None)
+    } else {
+        split_trailing_score(head)
+    };
+    let position = parse_board_string(board_text)?;
+    let mut move_scores = Vec::new();
+    let mut expected = match score_text {
+        Some(t) => Some(parse_score(t)?),
+        None => None,
+    };
+    if is_obf {
+        for entry in parts {
+            let entry = entry.trim();
+            if entry.is_empty() {
+                continue;
+            }
+            let (m, s) = entry
+                .split_once(':')
+                .ok_or_else(|| ParseError::BadObfEntry(entry.to_string()))?;
+            let mv: Move = m
+                .trim()
+                .parse()
+                .map_err(|_| ParseError::BadObfEntry(entry.to_string()))?;
+            let score = parse_score(s.trim())?;
+            if !(-64..=64).contains(&score) {
+                continue; // Edax's `--:-127` placeholder
+            }
+            move_scores.push((mv, score));
+        }
+        expected = move_scores.iter().map(|&(_, s)| s).max();
+    }
+    Ok(Some(Problem {
+        position,
+        move_scores,
+        expected,
+    }))
+}
+
+/// Splits `board side score` into the board string and the score, if the last token is an
+/// integer and something that parses as a board string stands before it.
+fn split_trailing_score(head: &str) -> (&str, Option<&str>) {
+    if let Some((before, last)) = head.rsplit_once(char::is_whitespace) {
+        let last = last.trim();
+        if last.parse::<i32>().is_ok() && parse_board_string(before).is_ok() {
+            return (before, Some(last));
+        }
+    }
+    (head, None)
+}
+
+fn parse_score(s: &str) -> Result<Score, ParseError> {
+    s.trim_start_matches('+')
+        .parse::<Score>()
+        .map_err(|_| ParseError::BadScore(s.to_string()))
+}
+
+/// Parses a transcript from the start position, e.g. `f5d6c3d3c4`. Passes are implicit
+/// (inserted when the side to move has no move) but may also be written (`pass`, `pa`, `ps`).
+/// Returns every move including the inserted passes, and the final position.
+pub fn parse_transcript(text: &str) -> Result<(Vec<Move>, Position), ParseError> {
+    parse_transcript_from(Position::start(), text)
+}
+
+/// As [`parse_transcript`], from any position.
+pub fn parse_transcript_from(
+    start: Position,
+    text: &str,
+) -> Result<(Vec<Move>, Position), ParseError> {
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let bytes = compact.as_bytes();
+    let mut pos = start;
+    let mut moves = Vec::new();
+    let mut i = 0;
+    let mut ply = 0;
+    while i < bytes.len() {
+        // Explicit pass tokens.
+        let rest = &compact[i..];
+        let lower = rest.to_ascii_lowercase();
+        let pass_len = if lower.starts_with("pass") {
+            4
+        } else if lower.starts_with("pa") || lower.starts_with("ps") {
+            2
+        } else {
+            0
+        };
+        ply += 1;
+        if pass_len > 0 {
+            let next = pos.play(Move::Pass).ok_or(ParseError::IllegalMove {
+                ply,
+                mv: rest[..pass_len].to_string(),
+            })?;
+            moves.push(Move::Pass);
+            pos = next;
+            i += pass_len;
+            continue;
+        }
+        let tok = compact
+            .get(i..i + 2)
+            .ok_or_else(|| ParseError::BadTranscript(rest.to_string()))?;
+        let sq: Square = tok
+            .parse()
+            .map_err(|_| ParseError::BadTranscript(tok.to_string()))?;
+        if !pos.board.has_moves() && pos.board.opponent_moves() != 0 {
+            pos = pos.play(Move::Pass).expect("pass is legal without moves");
+            moves.push(Move::Pass);
+        }
+        pos = pos.play(Move::Play(sq)).ok_or(ParseError::IllegalMove {
+            ply,
+            mv: tok.to_string(),
+        })?;
+        moves.push(Move::Play(sq));
+        i += 2;
+    }
+    Ok((moves, pos))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_string_round_trip() {
+        let s = "---------------------------OX------XO--------------------------- X";
+        let p: Position = s.parse().unwrap();
+        assert_eq!(p, Position::start());
+        assert_eq!(p.to_string(), s);
+        let alt = "........ ........ ........ ...wb... ...bw... ........ ........ ........ black";
+        assert_eq!(alt.parse::<Position>().unwrap(), Position::start());
+    }
+
+    #[test]
+    fn board_string_errors_say_what() {
+        assert_eq!(
+            parse_board_string("--z"),
+            Err(ParseError::BadCell {
+                index: 2,
+                found: 'z'
+            })
+        );
+        assert_eq!(parse_board_string("----"), Err(ParseError::TooFewCells(4)));
+        let no_side = "-".repeat(64);
+        assert_eq!(parse_board_string(&no_side), Err(ParseError::MissingSide));
+        let bad_side = format!("{} Q", "-".repeat(64));
+        assert_eq!(
+            parse_board_string(&bad_side),
+            Err(ParseError::BadSide("Q".into()))
+        );
+    }
+
+    #[test]
+    fn obf_and_score_lines() {
+        let l = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X; G8:+18; H1:+12; H7:+6;";
+        let p = parse_problem_line(l).unwrap().unwrap();
+        assert_eq!(p.expected, Some(18));
+        assert_eq!(p.move_scores.len(), 3);
+        assert_eq!(p.best_moves(), vec!["g8".parse().unwrap()]);
+        let r = "---XXXOO--OOOOOO-XOOOOOOXXOOOOOOXXOXOOOO--XOOOOO-XOOOOOO-OOOOOOO X -64";
+        let p = parse_problem_line(r).unwrap().unwrap();
+        assert_eq!(p.expected, Some(-64));
+        assert_eq!(p.position.board.empties(), 10);
+        let h = "---OX--O----OXOO--XXXOOO--XXXOOX-XXXOOXX--XOXXXX--OOOXXX--XXXXXX X; D2:+2; G1:+0; --:-127;";
+        assert_eq!(parse_problem_line(h).unwrap().unwrap().move_scores.len(), 2);
+        assert_eq!(parse_problem_line("% comment").unwrap(), None);
+        assert!(parse_problem_line("--- X; G8:+x;").is_err());
+    }
+
+    #[test]
+    fn transcripts_with_implicit_passes() {
+        let (moves, pos) = parse_transcript("f5d6C3 d3c4").unwrap();
+        assert_eq!(moves.len(), 5);
+        assert_eq!(pos.side, Color::White);
+        assert_eq!(
+            parse_transcript("f5f5"),
+            Err(ParseError::IllegalMove {
+                ply: 2,
+                mv: "f5".into()
+            })
+        );
+        assert!(parse_transcript("f5z9").is_err());
+        // Pass while a move exists is illegal.
+        assert!(parse_transcript("f5pass").is_err());
+    }
+}

@@ -1,0 +1,1 @@
+//! game (to be written).

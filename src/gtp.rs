@@ -1,0 +1,1 @@
+//! gtp (to be written).

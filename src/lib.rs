@@ -1,0 +1,36 @@
+//! flank: an Othello (Reversi) engine — bitboard rules core, search, endgame solver, GTP protocol.
+//!
+//! Module map (one file per concern, see `docs/ARCHITECTURE.md`):
+//! - [`board`]: bitboards, mobility, flips, copy-make, symmetries, hash.
+//! - [`square`]: squares, moves, colours and their names.
+//! - [`format`]: board strings, OBF lines, transcripts, typed parse errors.
+//! - [`game`]: a game record with colours, pass rules and undo.
+//! - [`perft`]: leaf counts of the game tree under both pass conventions.
+//! - [`eval`]: the hand-written midgame evaluation.
+//! - [`tt`]: the lock-free transposition table shared by search threads.
+//! - [`midgame`]: iterative deepening PVS with aspiration windows.
+//! - [`endgame`]: the exact / WLD endgame solver.
+//! - [`engine`]: the facade the protocols and CLI call; search reports through callbacks.
+//! - [`timeman`]: time management against the game clock.
+//! - [`gtp`]: the GTP protocol loop.
+//! - [`solve`]: the `flank solve` batch solver.
+//! - [`bench`]: the fixed `flank bench` search fingerprint.
+
+pub mod bench;
+pub mod board;
+pub mod endgame;
+pub mod engine;
+pub mod eval;
+pub mod format;
+pub mod game;
+pub mod gtp;
+pub mod midgame;
+pub mod perft;
+pub mod solve;
+pub mod square;
+pub mod timeman;
+pub mod tt;
+
+pub use board::{Board, Score};
+pub use format::{ParseError, Position};
+pub use square::{Color, Move, Square};

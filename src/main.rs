@@ -1,0 +1,2 @@
+//! The `flank` binary: command-line entry point (to be written).
+fn main() {}

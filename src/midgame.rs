@@ -1,0 +1,1 @@
+//! midgame (to be written).

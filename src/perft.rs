@@ -1,0 +1,1 @@
+//! perft (to be written).

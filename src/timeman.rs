@@ -1,0 +1,1 @@
+//! timeman (to be written).
