@@ -1,2 +1,194 @@
-//! The `flank` binary: command-line entry point (to be written).
-fn main() {}
+//! The `flank` binary: the clap command line (`gtp`, `solve`, `perft`, `bench`).
+//!
+//! Plain `flank` runs the GTP loop on stdin/stdout. Errors end the process with a one-line
+//! reason on stderr and exit status 2; `solve` exits 1 when any result disagrees with the
+//! scores its input lists.
+
+use std::fs::File;
+use std::io::{self, BufReader, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+
+use flank::Board;
+use flank::engine::{Engine, EngineConfig};
+use flank::perft::{PassRule, perft};
+use flank::solve::{SolveKind, SolveOptions, nodes_per_second, run_solve, solve_problems};
+
+/// flank: an Othello (Reversi) engine speaking GTP, with an exact endgame solver.
+#[derive(Parser, Debug)]
+#[command(name = "flank", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Speak GTP on stdin/stdout (the default when no subcommand is given).
+    Gtp(GtpArgs),
+    /// Solve endgame positions: one OBF line or board string per line of FILE (`-` = stdin);
+    /// without FILE, a built-in set of positions.
+    Solve(SolveArgs),
+    /// Count the leaves of the game tree from the start position.
+    Perft(PerftArgs),
+    /// Search a fixed set of positions on one thread and print the node total (the search
+    /// fingerprint) and nodes/s.
+    Bench(EngineArgs),
+}
+
+/// Settings shared by every command that searches.
+#[derive(Args, Debug, Clone)]
+struct EngineArgs {
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    hash: u64,
+    /// Search threads.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
+}
+
+impl Default for EngineArgs {
+    fn default() -> Self {
+        EngineArgs {
+            hash: 64,
+            threads: 1,
+        }
+    }
+}
+
+impl EngineArgs {
+    fn config(&self) -> EngineConfig {
+        EngineConfig {
+            hash_mb: self.hash as usize,
+            threads: self.threads as usize,
+        }
+    }
+}
+
+#[derive(Args, Debug, Default)]
+struct GtpArgs {
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// Search every move to this fixed depth in plies (the endgame is still solved exactly).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60))]
+    depth: Option<u32>,
+    /// Time per move in ms when no clock is set by `time_settings`.
+    #[arg(long)]
+    move_time: Option<u64>,
+    /// Print search progress (depth, score, nodes, PV) on stderr.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+#[derive(Args, Debug)]
+struct SolveArgs {
+    /// Problem file (OBF lines or board strings); `-` reads stdin; none solves built-in positions.
+    file: Option<String>,
+    /// Search to this depth in plies instead of solving exactly.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60), conflicts_with = "wld")]
+    depth: Option<u32>,
+    /// Win/loss/draw solve instead of the exact score.
+    #[arg(long)]
+    wld: bool,
+    /// One JSON object per position.
+    #[arg(long)]
+    json: bool,
+    /// Number of the first position (for files such as fforum-20-39.obf, use 20).
+    #[arg(long, default_value_t = 1)]
+    first_id: usize,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+#[derive(Args, Debug)]
+struct PerftArgs {
+    /// Depth in plies.
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=20))]
+    depth: u32,
+    /// `ply`: a pass counts as a ply (the common convention); `free`: a pass uses no depth.
+    #[arg(long, default_value = "ply")]
+    pass_rule: PassRule,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("flank: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command.unwrap_or(Command::Gtp(GtpArgs::default())) {
+        Command::Gtp(args) => run_gtp(args),
+        Command::Solve(args) => run_solve_cmd(args),
+        Command::Perft(args) => {
+            let start = Instant::now();
+            let n = perft(&Board::start(), args.depth, args.pass_rule);
+            let ms = start.elapsed().as_millis() as u64;
+            println!(
+                "perft {} ({:?} pass rule): {} leaves, {} ms, {} leaves/s",
+                args.depth,
+                args.pass_rule,
+                n,
+                ms,
+                nodes_per_second(n, ms)
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench(args) => run_bench(args),
+    }
+}
+
+fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
+    let _ = args;
+    bail!("gtp: not built yet")
+}
+
+fn run_bench(args: EngineArgs) -> Result<ExitCode> {
+    let _ = args;
+    bail!("bench: not built yet")
+}
+
+fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
+    let kind = match (args.depth, args.wld) {
+        (Some(d), _) => SolveKind::Depth(d),
+        (None, true) => SolveKind::Wld,
+        (None, false) => SolveKind::Exact,
+    };
+    let opts = SolveOptions {
+        kind,
+        json: args.json,
+        first_id: args.first_id,
+    };
+    let mut engine = Engine::new(args.engine.config());
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let summary = match args.file.as_deref() {
+        None => solve_problems(
+            &flank::solve::builtin_problems(),
+            &mut out,
+            &mut engine,
+            &opts,
+        )?,
+        Some("-") => run_solve(io::stdin().lock(), &mut out, &mut engine, &opts)?,
+        Some(path) => {
+            let f =
+                File::open(PathBuf::from(path)).with_context(|| format!("cannot open {path}"))?;
+            run_solve(BufReader::new(f), &mut out, &mut engine, &opts)?
+        }
+    };
+    out.flush()?;
+    Ok(if summary.wrong > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
