@@ -1,0 +1,136 @@
+//! `flank solve` end to end: JSON fields, `ok` judgement, exit statuses, the built-in set.
+//! Uses `$FLANK_DATA/endgame/random-10-empties-1k.txt` (skipped with a message when missing,
+//! unless `FLANK_REQUIRE_DATA=1`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn flank(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flank"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("flank starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The text of a data file below `$FLANK_DATA`, or `None` (after saying so) when it is missing.
+fn data(rel: &str) -> Option<String> {
+    let root = std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".into());
+    let path = PathBuf::from(root).join(rel);
+    match std::fs::read_to_string(&path) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            assert!(
+                std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
+                "{} is required (FLANK_REQUIRE_DATA=1): {e}",
+                path.display()
+            );
+            eprintln!("SKIPPED: {} not found (set FLANK_DATA)", path.display());
+            None
+        }
+    }
+}
+
+#[test]
+fn json_records_agree_with_the_10_empties_set() {
+    let Some(text) = data("endgame/random-10-empties-1k.txt") else {
+        return;
+    };
+    let lines: Vec<&str> = text.lines().take(40).collect();
+    let (code, out, err) = flank(&["solve", "--json", "-"], &lines.join("\n"));
+    assert_eq!(code, 0, "{err}");
+    let recs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(recs.len(), lines.len());
+    for (i, (rec, line)) in recs.iter().zip(&lines).enumerate() {
+        let expected: i64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        assert_eq!(rec["id"], i as i64 + 1);
+        assert_eq!(rec["empties"], 10);
+        assert_eq!(rec["score"], expected, "{line}");
+        assert_eq!(rec["expected"], expected);
+        assert_eq!(rec["ok"], true);
+        assert_eq!(rec["exact"], true);
+        assert_eq!(rec["board"].as_str().unwrap(), &line[..64]);
+        assert_eq!(rec["side"].as_str().unwrap(), &line[65..66]);
+        for key in ["best", "depth", "nodes", "time_ms", "pv"] {
+            assert!(!rec[key].is_null(), "missing {key}");
+        }
+        // The PV starts with the best move.
+        let best = rec["best"].as_str().unwrap();
+        assert!(rec["pv"].as_str().unwrap().starts_with(best));
+    }
+}
+
+#[test]
+fn a_wrong_expected_score_fails_the_run() {
+    let Some(text) = data("endgame/random-10-empties-1k.txt") else {
+        return;
+    };
+    let line = text.lines().next().unwrap();
+    let (board, score) = line.rsplit_once(' ').unwrap();
+    let wrong = format!("{board} {}", score.parse::<i32>().unwrap() + 2);
+    let (code, out, _) = flank(&["solve", "--json", "-"], &wrong);
+    assert_eq!(code, 1);
+    let rec: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(rec["ok"], false);
+    // Text mode marks the row.
+    let (code, out, _) = flank(&["solve", "-"], &wrong);
+    assert_eq!(code, 1);
+    assert!(out.contains("WRONG (expected"), "{out}");
+    assert!(out.contains("total: 1 positions, 0 ok, 1 wrong"), "{out}");
+}
+
+#[test]
+fn wld_and_exact_agree_in_sign() {
+    let Some(text) = data("endgame/random-10-empties-1k.txt") else {
+        return;
+    };
+    let lines: Vec<&str> = text.lines().skip(100).take(30).collect();
+    let (code, out, err) = flank(&["solve", "--wld", "--json", "-"], &lines.join("\n"));
+    assert_eq!(code, 0, "{err}");
+    for (l, line) in out.lines().zip(&lines) {
+        let rec: serde_json::Value = serde_json::from_str(l).unwrap();
+        let expected: i64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        assert_eq!(rec["score"].as_i64().unwrap(), expected.signum(), "{line}");
+    }
+}
+
+#[test]
+fn builtin_positions_solve_without_a_file() {
+    let (code, out, err) = flank(&["solve", "--json"], "");
+    assert_eq!(code, 0, "{err}");
+    let recs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), flank::solve::BUILTIN_TRANSCRIPTS.len());
+    for rec in &recs {
+        assert_eq!(rec["exact"], true);
+        assert!(
+            rec["ok"].is_null(),
+            "built-in positions carry no expected score"
+        );
+        let score = rec["score"].as_i64().unwrap();
+        assert!(
+            (-64..=64).contains(&score) && score % 2 == 0,
+            "even disc difference: {score}"
+        );
+    }
+}
