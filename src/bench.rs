@@ -49,16 +49,21 @@ pub struct BenchReport {
 /// Runs the bench on one thread with a `hash_mb` MiB TT (cleared before each position): the
 /// midgame positions to `depth` plies, then the endgame positions solved exactly.
 pub fn run_bench(hash_mb: usize, depth: u32) -> BenchReport {
+    run_positions(hash_mb, depth, &MIDGAME, &ENDGAME)
+}
+
+/// [`run_bench`] over given board strings: `midgame` searched to `depth`, `endgame` solved.
+fn run_positions(hash_mb: usize, depth: u32, midgame: &[&str], endgame: &[&str]) -> BenchReport {
     let mut engine = Engine::new(EngineConfig {
         hash_mb,
         threads: 1,
     });
     let start = Instant::now();
     let mut nodes = 0;
-    let jobs = MIDGAME
+    let jobs = midgame
         .iter()
         .map(|s| (s, SolveMode::Midgame))
-        .chain(ENDGAME.iter().map(|s| (s, SolveMode::Exact)));
+        .chain(endgame.iter().map(|s| (s, SolveMode::Exact)));
     let mut positions = 0;
     for (text, mode) in jobs {
         let pos = parse_board_string(text).expect("built-in bench positions parse");
@@ -98,9 +103,12 @@ mod tests {
     #[test]
     fn shallow_bench_is_deterministic() {
         // Node counts with one thread depend only on the search, never on timing.
-        let a = run_bench(1, 3);
-        let b = run_bench(1, 3);
-        assert_eq!(a.positions, 8);
+        // A 16-empties position reached from the first endgame position by first moves.
+        let end = "--OXXXXX--XOXXXXO-X-OXOOXOXXXOO--XXXXOO-OXXOOXOXXXXXXXO-------OX X";
+        let a = run_positions(1, 6, &MIDGAME, &[end]);
+        let b = run_positions(1, 6, &MIDGAME, &[end]);
+        assert_eq!(a.positions, 5);
+        assert!(a.nodes > 1000);
         assert_eq!(a.nodes, b.nodes);
     }
 }
