@@ -1,1 +1,798 @@
-//! endgame (to be written).
+//! The exact and WLD endgame solver: null-window search (NWS) with PVS at PV nodes,
+//! fastest-first ordering, quadrant parity near the leaves, special code for the last 1–4
+//! empties, a stability cutoff and the shared transposition table (TT).
+//!
+//! The structure follows the well-known design of Edax and Zebra (Gunnar Andersson's
+//! endgame notes): scores are final disc differences (empties to the winner); WLD is the same
+//! search with the window (−1, 1). [`Searcher`] is the per-thread search state (node count,
+//! stop flag, deadline) and is shared with [`crate::midgame`].
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crate::board::{Board, SCORE_INF, Score, flips, get_moves, neighbours};
+use crate::square::{Move, Square};
+use crate::tt::{Bound, TranspositionTable};
+
+/// Empties at and above which the endgame NWS probes and stores the TT.
+pub const TT_MIN_EMPTIES: u32 = 9;
+/// Empties at and above which moves are sorted fastest-first (below: parity ordering).
+pub const FASTEST_FIRST_EMPTIES: u32 = 7;
+/// Nodes between two checks of the stop flag and the deadline.
+const CHECK_INTERVAL: u64 = 4096;
+
+const CORNERS: u64 = 0x8100_0000_0000_0081;
+const X_AND_C: u64 = 0x42C3_0000_0000_C342;
+/// Move priority groups for parity ordering: corners, then plain squares, then X/C-squares.
+const PRIORITY: [u64; 3] = [CORNERS, !(CORNERS | X_AND_C), X_AND_C];
+const QUADRANTS: [u64; 4] = [
+    0x0000_0000_0F0F_0F0F,
+    0x0000_0000_F0F0_F0F0,
+    0x0F0F_0F0F_0000_0000,
+    0xF0F0_F0F0_0000_0000,
+];
+
+/// Union of the quadrants that hold an odd number of empties (quadrant parity).
+#[inline]
+pub fn odd_quadrants(empty: u64) -> u64 {
+    let mut m = 0;
+    for q in QUADRANTS {
+        if (empty & q).count_ones() & 1 == 1 {
+            m |= q;
+        }
+    }
+    m
+}
+
+#[inline(always)]
+fn quadrant_of(x: u32) -> u32 {
+    ((x >> 2) & 1) | ((x >> 4) & 2)
+}
+
+/// Masks of the 15 a1–h8 diagonals and 15 h1–a8 anti-diagonals of length ≥ 1.
+const fn diagonal_masks() -> [u64; 30] {
+    let mut out = [0u64; 30];
+    let mut sq: i32 = 0;
+    while sq < 64 {
+        let c = sq % 8;
+        let r = sq / 8;
+        out[(c - r + 7) as usize] |= 1u64 << sq;
+        out[15 + (c + r) as usize] |= 1u64 << sq;
+        sq += 1;
+    }
+    out
+}
+const DIAGONALS: [u64; 30] = diagonal_masks();
+
+/// Discs of `p` that can never be flipped by either side (a sound under-estimate of the stable
+/// discs): a disc is stable if along each of the 4 axes its line is full, or a neighbour on the
+/// axis is the board edge or a stable disc of the same colour. Iterated to a fixpoint.
+pub fn stable_discs(p: u64, o: u64) -> u64 {
+    const COL_A: u64 = 0x0101_0101_0101_0101;
+    const COL_H: u64 = 0x8080_8080_8080_8080;
+    const ROW_1: u64 = 0xFF;
+    const ROW_8: u64 = 0xFF << 56;
+    const EDGE: u64 = COL_A | COL_H | ROW_1 | ROW_8;
+    const NOT_A: u64 = !COL_A;
+    const NOT_H: u64 = !COL_H;
+    let filled = p | o;
+    let mut h = filled & (filled >> 1);
+    h &= h >> 2;
+    h &= h >> 4;
+    let full_h = (h & COL_A) * 0xFF;
+    let mut v = filled & filled.rotate_right(8);
+    v &= v.rotate_right(16);
+    v &= v.rotate_right(32);
+    let full_v = v;
+    let mut full_d9 = 0;
+    for m in &DIAGONALS[..15] {
+        if filled & m == *m {
+            full_d9 |= m;
+        }
+    }
+    let mut full_d7 = 0;
+    for m in &DIAGONALS[15..] {
+        if filled & m == *m {
+            full_d7 |= m;
+        }
+    }
+    let ax_h = full_h | COL_A | COL_H;
+    let ax_v = full_v | ROW_1 | ROW_8;
+    let ax_9 = full_d9 | EDGE;
+    let ax_7 = full_d7 | EDGE;
+    let mut stable = p & ax_h & ax_v & ax_9 & ax_7;
+    if stable == 0 {
+        return 0;
+    }
+    loop {
+        let sh = ax_h | ((stable << 1) & NOT_A) | ((stable >> 1) & NOT_H);
+        let sv = ax_v | (stable << 8) | (stable >> 8);
+        let s9 = ax_9 | ((stable << 9) & NOT_A) | ((stable >> 9) & NOT_H);
+        let s7 = ax_7 | ((stable << 7) & NOT_H) | ((stable >> 7) & NOT_A);
+        let next = p & sh & sv & s9 & s7;
+        if next == stable {
+            return stable;
+        }
+        stable = next;
+    }
+}
+
+/// Per-thread search state: node counter, the shared TT, the stop flag and the hard deadline.
+pub struct Searcher {
+    /// The transposition table, shared with other threads.
+    pub tt: Arc<TranspositionTable>,
+    /// Nodes visited (positions at which a move or the score was decided).
+    pub nodes: u64,
+    /// Set once the stop flag or the deadline was seen; results after that are garbage.
+    pub stopped: bool,
+    stop: Arc<AtomicBool>,
+    deadline: Option<Instant>,
+    next_check: u64,
+}
+
+/// Result of a root solve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolveResult {
+    /// Score: the exact final disc difference for an exact solve; for a WLD solve a value whose
+    /// sign is the game-theoretic result.
+    pub score: Score,
+    /// Best move ([`Move::Pass`] if the side to move must pass or the game is over).
+    pub best: Move,
+    /// Principal variation, first move first.
+    pub pv: Vec<Move>,
+}
+
+struct MoveList {
+    n: usize,
+    sq: [u32; 36],
+    key: [i32; 36],
+}
+
+impl MoveList {
+    #[inline]
+    fn new() -> MoveList {
+        MoveList {
+            n: 0,
+            sq: [0; 36],
+            key: [0; 36],
+        }
+    }
+    #[inline]
+    fn push(&mut self, sq: u32, key: i32) {
+        self.sq[self.n] = sq;
+        self.key[self.n] = key;
+        self.n += 1;
+    }
+    /// Insertion sort, smallest key first (stable).
+    #[inline]
+    fn sort(&mut self) {
+        for i in 1..self.n {
+            let (s, k) = (self.sq[i], self.key[i]);
+            let mut j = i;
+            while j > 0 && self.key[j - 1] > k {
+                self.sq[j] = self.sq[j - 1];
+                self.key[j] = self.key[j - 1];
+                j -= 1;
+            }
+            self.sq[j] = s;
+            self.key[j] = k;
+        }
+    }
+}
+
+impl Searcher {
+    /// A searcher using `tt`, stopping when `stop` is set or at `deadline`.
+    pub fn new(
+        tt: Arc<TranspositionTable>,
+        stop: Arc<AtomicBool>,
+        deadline: Option<Instant>,
+    ) -> Searcher {
+        Searcher {
+            tt,
+            nodes: 0,
+            stopped: false,
+            stop,
+            deadline,
+            next_check: CHECK_INTERVAL,
+        }
+    }
+
+    /// Changes the hard deadline (e.g. between the midgame and the solve of one search).
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// Checks the stop flag and deadline every [`CHECK_INTERVAL`] nodes; true once stopped.
+    #[inline]
+    pub fn check_stop(&mut self) -> bool {
+        if self.nodes >= self.next_check {
+            self.next_check = self.nodes + CHECK_INTERVAL;
+            if self.stop.load(Ordering::Relaxed)
+                || self.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                self.stopped = true;
+            }
+        }
+        self.stopped
+    }
+
+    /// Score with one empty square `x`: direct flip counting, no make-move.
+    #[inline(always)]
+    fn last1(&mut self, p: u64, o: u64, x: u32) -> Score {
+        self.nodes += 1;
+        let pc = p.count_ones() as Score;
+        let f = flips(p, o, x);
+        if f != 0 {
+            return 2 * (pc + f.count_ones() as Score + 1) - 64;
+        }
+        let g = flips(o, p, x);
+        if g != 0 {
+            return 2 * (pc - g.count_ones() as Score) - 64;
+        }
+        let d = 2 * pc - 63;
+        if d > 0 { d + 1 } else { d - 1 }
+    }
+
+    /// NWS (alpha, alpha + 1) with two empties `x1`, `x2`.
+    #[inline(always)]
+    fn last2(&mut self, p: u64, o: u64, alpha: Score, x1: u32, x2: u32) -> Score {
+        self.nodes += 1;
+        let mut best = -SCORE_INF;
+        let f = flips(p, o, x1);
+        if f != 0 {
+            best = -self.last1(o ^ f, p ^ f ^ (1 << x1), x2);
+            if best > alpha {
+                return best;
+            }
+        }
+        let f = flips(p, o, x2);
+        if f != 0 {
+            return best.max(-self.last1(o ^ f, p ^ f ^ (1 << x2), x1));
+        }
+        if best > -SCORE_INF {
+            return best;
+        }
+        // The side to move passes: the opponent minimises.
+        self.nodes += 1;
+        let mut best = SCORE_INF;
+        let f = flips(o, p, x1);
+        if f != 0 {
+            best = self.last1(p ^ f, o ^ f ^ (1 << x1), x2);
+            if best <= alpha {
+                return best;
+            }
+        }
+        let f = flips(o, p, x2);
+        if f != 0 {
+            return best.min(self.last1(p ^ f, o ^ f ^ (1 << x2), x1));
+        }
+        if best < SCORE_INF {
+            return best;
+        }
+        Board {
+            player: p,
+            opponent: o,
+        }
+        .final_score()
+    }
+
+    /// NWS with three empties, odd-quadrant squares first.
+    fn last3(&mut self, p: u64, o: u64, alpha: Score, x1: u32, x2: u32, x3: u32) -> Score {
+        let (q1, q2, q3) = (quadrant_of(x1), quadrant_of(x2), quadrant_of(x3));
+        let (x1, x2, x3) = if q1 == q2 && q3 != q1 {
+            (x3, x1, x2)
+        } else if q1 == q3 && q2 != q1 {
+            (x2, x1, x3)
+        } else {
+            (x1, x2, x3)
+        };
+        self.last3_ordered(p, o, alpha, x1, x2, x3, true)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn last3_ordered(
+        &mut self,
+        p: u64,
+        o: u64,
+        alpha: Score,
+        x1: u32,
+        x2: u32,
+        x3: u32,
+        may_pass: bool,
+    ) -> Score {
+        self.nodes += 1;
+        let mut best = -SCORE_INF;
+        for (x, a, b) in [(x1, x2, x3), (x2, x1, x3), (x3, x1, x2)] {
+            let f = flips(p, o, x);
+            if f != 0 {
+                let v = -self.last2(o ^ f, p ^ f ^ (1 << x), -alpha - 1, a, b);
+                if v > best {
+                    best = v;
+                    if v > alpha {
+                        return v;
+                    }
+                }
+            }
+        }
+        if best > -SCORE_INF {
+            return best;
+        }
+        if may_pass && get_moves(o, p) != 0 {
+            return -self.last3_ordered(o, p, -alpha - 1, x1, x2, x3, false);
+        }
+        Board {
+            player: p,
+            opponent: o,
+        }
+        .final_score()
+    }
+
+    /// NWS with four empties, odd-quadrant squares first.
+    fn last4(&mut self, p: u64, o: u64, alpha: Score, may_pass: bool) -> Score {
+        self.nodes += 1;
+        let empty = !(p | o);
+        let odd = odd_quadrants(empty);
+        let mut xs = [0u32; 4];
+        let mut n = 0;
+        for m in [empty & odd, empty & !odd] {
+            let mut b = m;
+            while b != 0 {
+                xs[n] = b.trailing_zeros();
+                b &= b - 1;
+                n += 1;
+            }
+        }
+        let mut best = -SCORE_INF;
+        for i in 0..4 {
+            let x = xs[i];
+            let f = flips(p, o, x);
+            if f != 0 {
+                let r: [u32; 3] = match i {
+                    0 => [xs[1], xs[2], xs[3]],
+                    1 => [xs[0], xs[2], xs[3]],
+                    2 => [xs[0], xs[1], xs[3]],
+                    _ => [xs[0], xs[1], xs[2]],
+                };
+                let v = -self.last3(o ^ f, p ^ f ^ (1 << x), -alpha - 1, r[0], r[1], r[2]);
+                if v > best {
+                    best = v;
+                    if v > alpha {
+                        return v;
+                    }
+                }
+            }
+        }
+        if best > -SCORE_INF {
+            return best;
+        }
+        if may_pass && get_moves(o, p) != 0 {
+            return -self.last4(o, p, -alpha - 1, false);
+        }
+        Board {
+            player: p,
+            opponent: o,
+        }
+        .final_score()
+    }
+
+    /// Stability cutoff for an NWS at alpha: `Some(bound)` if the opponent's stable discs
+    /// already prove the score ≤ alpha.
+    #[inline]
+    fn stability_cutoff(&self, p: u64, o: u64, alpha: Score) -> Option<Score> {
+        // The best possible score is 64 − 2 × (opponent's stable discs) ≤ 64 − 2 × (a count
+        // we only know after computing); skip the computation when it cannot cut.
+        let o_count = o.count_ones() as Score;
+        if alpha >= 64 - 2 * o_count.min(64) && alpha >= 0 {
+            let upper = 64 - 2 * stable_discs(o, p).count_ones() as Score;
+            if upper <= alpha {
+                return Some(upper);
+            }
+        }
+        None
+    }
+
+    /// Exact NWS below [`FASTEST_FIRST_EMPTIES`]: parity ordering, no TT.
+    fn nws_shallow(&mut self, p: u64, o: u64, alpha: Score, empties: u32, may_pass: bool) -> Score {
+        if empties <= 4 {
+            return self.nws_tiny(p, o, alpha, empties);
+        }
+        self.nodes += 1;
+        let moves = get_moves(p, o);
+        if moves == 0 {
+            if may_pass && get_moves(o, p) != 0 {
+                return -self.nws_shallow(o, p, -alpha - 1, empties, false);
+            }
+            return Board {
+                player: p,
+                opponent: o,
+            }
+            .final_score();
+        }
+        if let Some(s) = self.stability_cutoff(p, o, alpha) {
+            return s;
+        }
+        let odd = odd_quadrants(!(p | o));
+        let mut best = -SCORE_INF;
+        for par in [odd, !odd] {
+            for pr in PRIORITY {
+                let mut m = moves & par & pr;
+                while m != 0 {
+                    let x = m.trailing_zeros();
+                    m &= m - 1;
+                    let f = flips(p, o, x);
+                    let v =
+                        -self.nws_shallow(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+                    if v > best {
+                        best = v;
+                        if v > alpha {
+                            return v;
+                        }
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// NWS with 0–4 empties.
+    #[inline]
+    fn nws_tiny(&mut self, p: u64, o: u64, alpha: Score, empties: u32) -> Score {
+        let empty = !(p | o);
+        match empties {
+            0 => {
+                self.nodes += 1;
+                Board {
+                    player: p,
+                    opponent: o,
+                }
+                .final_score()
+            }
+            1 => self.last1(p, o, empty.trailing_zeros()),
+            2 => {
+                let x1 = empty.trailing_zeros();
+                let x2 = (empty & (empty - 1)).trailing_zeros();
+                self.last2(p, o, alpha, x1, x2)
+            }
+            3 => {
+                let x1 = empty.trailing_zeros();
+                let e = empty & (empty - 1);
+                let x2 = e.trailing_zeros();
+                let x3 = (e & (e - 1)).trailing_zeros();
+                self.last3(p, o, alpha, x1, x2, x3)
+            }
+            _ => self.last4(p, o, alpha, true),
+        }
+    }
+
+    /// Orders the moves of `(p, o)` fastest-first: fewest opponent replies (corners counted
+    /// twice), then fewest opponent potential mobility; the TT move `tt_move` first.
+    #[inline]
+    fn fastest_first(&self, p: u64, o: u64, moves: u64, tt_move: Option<u8>) -> MoveList {
+        let mut list = MoveList::new();
+        let odd = odd_quadrants(!(p | o));
+        let mut m = moves;
+        while m != 0 {
+            let x = m.trailing_zeros();
+            m &= m - 1;
+            let key = if tt_move == Some(x as u8) {
+                i32::MIN
+            } else {
+                let f = flips(p, o, x);
+                let np = o ^ f;
+                let no = p ^ f ^ (1 << x);
+                let om = get_moves(np, no);
+                let pot = (neighbours(no) & !(np | no)).count_ones() as i32;
+                let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 2 * pot;
+                if (1u64 << x) & odd != 0 {
+                    k -= 16;
+                }
+                if (1u64 << x) & CORNERS != 0 {
+                    k -= 48;
+                }
+                k
+            };
+            list.push(x, key);
+        }
+        list.sort();
+        list
+    }
+
+    /// Exact null-window search: is the score of `b` (with `empties` empties) above `alpha`?
+    /// Fail-soft: returns a value ≤ alpha (an upper bound) or > alpha (a lower bound).
+    pub fn nws(&mut self, b: &Board, alpha: Score, empties: u32) -> Score {
+        self.nws_p(b.player, b.opponent, alpha, empties, true)
+    }
+
+    fn nws_p(&mut self, p: u64, o: u64, alpha: Score, empties: u32, may_pass: bool) -> Score {
+        if empties < FASTEST_FIRST_EMPTIES {
+            return self.nws_shallow(p, o, alpha, empties, may_pass);
+        }
+        self.nodes += 1;
+        if self.check_stop() {
+            return 0;
+        }
+        let moves = get_moves(p, o);
+        if moves == 0 {
+            if may_pass && get_moves(o, p) != 0 {
+                return -self.nws_p(o, p, -alpha - 1, empties, false);
+            }
+            return Board {
+                player: p,
+                opponent: o,
+            }
+            .final_score();
+        }
+        if let Some(s) = self.stability_cutoff(p, o, alpha) {
+            return s;
+        }
+        let b = Board {
+            player: p,
+            opponent: o,
+        };
+        let use_tt = empties >= TT_MIN_EMPTIES;
+        let mut tt_move = None;
+        if use_tt && let Some(e) = self.tt.probe(&b) {
+            if e.solved {
+                match e.bound {
+                    Bound::Exact => return e.score,
+                    Bound::Lower if e.score > alpha => return e.score,
+                    Bound::Upper if e.score <= alpha => return e.score,
+                    _ => {}
+                }
+            }
+            tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
+        }
+        let mut best = -SCORE_INF;
+        let mut best_move = 0;
+        if moves & (moves - 1) == 0 {
+            let x = moves.trailing_zeros();
+            let f = flips(p, o, x);
+            best = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+            best_move = x;
+        } else {
+            let list = self.fastest_first(p, o, moves, tt_move);
+            for i in 0..list.n {
+                let x = list.sq[i];
+                let f = flips(p, o, x);
+                let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+                if v > best {
+                    best = v;
+                    best_move = x;
+                    if v > alpha {
+                        break;
+                    }
+                }
+            }
+        }
+        if self.stopped {
+            return 0;
+        }
+        if use_tt {
+            let bound = if best > alpha {
+                Bound::Lower
+            } else {
+                Bound::Upper
+            };
+            self.tt
+                .store(&b, best, bound, empties, Some(best_move as u8), true);
+        }
+        best
+    }
+
+    /// Exact principal-variation search (PVS) with the window (alpha, beta): the first move
+    /// with the full window, the others with an NWS and a re-search on a fail-high.
+    /// Fail-soft; exact when the result lies strictly inside the window.
+    pub fn pvs(&mut self, b: &Board, alpha: Score, beta: Score) -> Score {
+        let empties = b.empties();
+        if beta <= alpha + 1 {
+            return self.nws_p(b.player, b.opponent, alpha, empties, true);
+        }
+        self.pvs_node(b, alpha, beta, empties, true).0
+    }
+
+    /// PVS node returning the score and the best move square (64 if none).
+    fn pvs_node(
+        &mut self,
+        b: &Board,
+        mut alpha: Score,
+        beta: Score,
+        empties: u32,
+        may_pass: bool,
+    ) -> (Score, u32) {
+        if empties == 0 {
+            self.nodes += 1;
+            return (b.final_score(), 64);
+        }
+        self.nodes += 1;
+        if self.check_stop() {
+            return (0, 64);
+        }
+        let (p, o) = (b.player, b.opponent);
+        let moves = get_moves(p, o);
+        if moves == 0 {
+            if may_pass && get_moves(o, p) != 0 {
+                let (v, _) = self.pvs_node(&b.pass(), -beta, -alpha, empties, false);
+                return (-v, 64);
+            }
+            return (b.final_score(), 64);
+        }
+        let mut tt_move = None;
+        if let Some(e) = self.tt.probe(b) {
+            tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
+            if e.solved {
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.score >= beta,
+                    Bound::Upper => e.score <= alpha,
+                };
+                if cut {
+                    return (e.score, e.best.map_or(64, |m| m as u32));
+                }
+            }
+        }
+        let alpha0 = alpha;
+        let list = self.fastest_first(p, o, moves, tt_move);
+        let mut best = -SCORE_INF;
+        let mut best_move = list.sq[0];
+        for i in 0..list.n {
+            let x = list.sq[i];
+            let f = flips(p, o, x);
+            let child = b.make_move_with_flips(1 << x, f);
+            let v = if i == 0 {
+                -self.pvs_node(&child, -beta, -alpha, empties - 1, true).0
+            } else {
+                let mut v =
+                    -self.nws_p(child.player, child.opponent, -alpha - 1, empties - 1, true);
+                if v > alpha && v < beta && !self.stopped {
+                    v = -self.pvs_node(&child, -beta, -v, empties - 1, true).0;
+                }
+                v
+            };
+            if self.stopped {
+                return (0, 64);
+            }
+            if v > best {
+                best = v;
+                best_move = x;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt
+            .store(b, best, bound, empties, Some(best_move as u8), true);
+        (best, best_move)
+    }
+
+    /// Solves `b` at the root with the window (alpha, beta): (−64, 64) for an exact solve,
+    /// (−1, 1) for WLD. Returns `None` if stopped (flag or deadline) before the end.
+    ///
+    /// The score is exact if it lies strictly inside the window, otherwise a bound with the
+    /// right sign (so a WLD result's sign is exact). The PV is rebuilt from the TT and
+    /// confirmed with null-window searches, so it is always a legal line achieving the score
+    /// (for WLD: a line of moves with the same result sign, possibly shortened).
+    pub fn solve(&mut self, b: &Board, alpha: Score, beta: Score) -> Option<SolveResult> {
+        let empties = b.empties();
+        if b.is_game_over() {
+            self.nodes += 1;
+            return Some(SolveResult {
+                score: b.final_score(),
+                best: Move::Pass,
+                pv: Vec::new(),
+            });
+        }
+        let (score, sq) = self.pvs_node(b, alpha, beta, empties, true);
+        if self.stopped {
+            return None;
+        }
+        let best = if b.has_moves() {
+            Move::Play(Square::from_index(sq as u8))
+        } else {
+            Move::Pass
+        };
+        let pv = if score > alpha && score < beta {
+            self.exact_pv(b, score)
+        } else {
+            vec![best]
+        };
+        if self.stopped {
+            return None;
+        }
+        Some(SolveResult { score, best, pv })
+    }
+
+    /// Rebuilds the principal variation of a position whose exact score is `score`: at each
+    /// step the TT move first, then the other moves, are tested with two NWS calls until one
+    /// whose child scores exactly −score is found.
+    fn exact_pv(&mut self, b: &Board, score: Score) -> Vec<Move> {
+        let mut pv = Vec::new();
+        let mut b = *b;
+        let mut score = score;
+        while !b.is_game_over() && !self.stopped {
+            let moves = b.moves();
+            if moves == 0 {
+                pv.push(Move::Pass);
+                b = b.pass();
+                score = -score;
+                continue;
+            }
+            let tt_move = self
+                .tt
+                .probe(&b)
+                .and_then(|e| e.best)
+                .filter(|&m| moves & (1u64 << m) != 0);
+            let mut order: Vec<u32> = Vec::new();
+            if let Some(m) = tt_move {
+                order.push(m as u32);
+            }
+            let mut m = moves;
+            while m != 0 {
+                let x = m.trailing_zeros();
+                m &= m - 1;
+                if Some(x as u8) != tt_move {
+                    order.push(x);
+                }
+            }
+            let empties = b.empties();
+            let mut found = None;
+            for x in order {
+                let f = flips(b.player, b.opponent, x);
+                let c = b.make_move_with_flips(1 << x, f);
+                // Child value must be exactly -score: not above -score, and above -score-1.
+                let hi = self.nws_p(c.player, c.opponent, -score, empties - 1, true);
+                if hi > -score {
+                    continue;
+                }
+                let lo = self.nws_p(c.player, c.opponent, -score - 1, empties - 1, true);
+                if lo > -score - 1 {
+                    found = Some((x, c));
+                    break;
+                }
+            }
+            match found {
+                Some((x, c)) => {
+                    pv.push(Move::Play(Square::from_index(x as u8)));
+                    b = c;
+                    score = -score;
+                }
+                None => break,
+            }
+        }
+        pv
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stable_discs_of_full_and_corner_boards() {
+        // A full board: every disc is stable.
+        let p = 0x0000_0000_FFFF_FFFF;
+        assert_eq!(stable_discs(p, !p), p);
+        // A lone corner is stable, a lone centre disc is not.
+        assert_eq!(stable_discs(1, 1 << 27), 1);
+        assert_eq!(stable_discs(1 << 27, 1), 0);
+        // A row-1 edge run from a1 is stable.
+        assert_eq!(stable_discs(0b111, 1 << 20), 0b111);
+    }
+
+    #[test]
+    fn odd_quadrants_counts_parity() {
+        // Empties a1 (quadrant 0) and h8 + g8 (quadrant 3): only quadrant 0 is odd.
+        let empty = 1 | (1 << 63) | (1 << 62);
+        assert_eq!(odd_quadrants(empty), QUADRANTS[0]);
+    }
+}

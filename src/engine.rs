@@ -10,10 +10,12 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::board::{Board, Score};
+use crate::endgame::Searcher;
 use crate::square::Move;
+use crate::tt::TranspositionTable;
 
 /// How the endgame is searched.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -100,18 +102,39 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
+/// Empties at or below which [`SolveMode::Auto`] solves exactly at once.
+pub const AUTO_SOLVE_EMPTIES: u32 = 14;
+/// Empties at or below which [`SolveMode::Auto`] tries an exact solve after its midgame
+/// iterations when a time limit leaves room (a deadline aborts the try).
+pub const AUTO_TRY_SOLVE_EMPTIES: u32 = 24;
+/// Midgame depth used when neither a depth nor any time limit is given.
+pub const DEFAULT_DEPTH: u32 = 10;
+
 /// The engine: shared state for searches of one game or one batch of problems.
 pub struct Engine {
     config: EngineConfig,
     stop: Arc<AtomicBool>,
+    tt: Arc<TranspositionTable>,
 }
 
 impl Engine {
     /// Creates an engine with a transposition table of `config.hash_mb` MiB.
     pub fn new(config: EngineConfig) -> Engine {
+        let tt = Arc::new(TranspositionTable::new(config.hash_mb));
         Engine {
             config,
             stop: Arc::new(AtomicBool::new(false)),
+            tt,
+        }
+    }
+
+    /// Creates an engine whose TT has at most `bytes` bytes (for tests of tiny tables; the
+    /// results are the same, only slower).
+    pub fn with_tt_bytes(config: EngineConfig, bytes: usize) -> Engine {
+        Engine {
+            config,
+            stop: Arc::new(AtomicBool::new(false)),
+            tt: Arc::new(TranspositionTable::with_bytes(bytes)),
         }
     }
 
@@ -121,7 +144,9 @@ impl Engine {
     }
 
     /// Forgets everything learned from earlier searches (clears the transposition table).
-    pub fn new_game(&mut self) {}
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+    }
 
     /// A flag that stops the running search when set (it is cleared when a search starts).
     pub fn stop_handle(&self) -> Arc<AtomicBool> {
@@ -130,23 +155,215 @@ impl Engine {
 
     /// Searches `board` within `limits`, calling `on_info` after each completed iteration.
     ///
-    /// STUB: plays the first legal move with score 0 until the search lands.
+    /// - [`SolveMode::Exact`]: exact solve; `score` is the final disc difference, `exact` is
+    ///   true and `depth` the empties.
+    /// - [`SolveMode::Wld`]: `score` is −1, 0 or +1, `exact` true.
+    /// - [`SolveMode::Midgame`]: iterative deepening to `limits.depth` (default
+    ///   [`DEFAULT_DEPTH`] when no time limit is given, else unbounded within the time).
+    /// - [`SolveMode::Auto`]: exact solve at ≤ [`AUTO_SOLVE_EMPTIES`] empties; otherwise
+    ///   iterative deepening, then an exact solve at ≤ [`AUTO_TRY_SOLVE_EMPTIES`] empties if
+    ///   the soft time has not passed (aborted at the deadline, keeping the midgame result).
+    ///
+    /// If the side to move has no move but the game goes on, `best` is [`Move::Pass`] and the
+    /// score is the negated score of the passed position; at game over `best` is a pass and
+    /// the score the final score. A search stopped before its first result still returns a
+    /// legal move (with `exact = false`).
     pub fn search(
         &mut self,
         board: &Board,
-        _limits: &SearchLimits,
-        _on_info: &mut dyn FnMut(&SearchInfo),
+        limits: &SearchLimits,
+        on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         self.stop.store(false, Ordering::Relaxed);
-        let best = board.legal_moves().next().map_or(Move::Pass, Move::Play);
-        SearchResult {
-            best,
-            score: 0,
-            depth: 0,
-            exact: false,
-            nodes: 0,
-            time_ms: 0,
-            pv: vec![best],
+        self.tt.new_search();
+        let start = Instant::now();
+        let soft = limits.time_ms.map(|ms| start + Duration::from_millis(ms));
+        let mut s = Searcher::new(self.tt.clone(), self.stop.clone(), limits.deadline);
+        if board.is_game_over() {
+            let score = board.final_score();
+            let score = if limits.mode == SolveMode::Wld {
+                score.signum()
+            } else {
+                score
+            };
+            return SearchResult {
+                best: Move::Pass,
+                score,
+                depth: 0,
+                exact: true,
+                nodes: 0,
+                time_ms: elapsed_ms(start),
+                pv: Vec::new(),
+            };
+        }
+        if !board.has_moves() {
+            let child = board.pass();
+            let mut wrapped = |i: &SearchInfo| {
+                let mut pv = vec![Move::Pass];
+                pv.extend_from_slice(&i.pv);
+                on_info(&SearchInfo {
+                    score: -i.score,
+                    pv,
+                    ..i.clone()
+                });
+            };
+            let r = self.search_movable(&mut s, &child, limits, soft, start, &mut wrapped);
+            let mut pv = vec![Move::Pass];
+            pv.extend_from_slice(&r.pv);
+            return SearchResult {
+                best: Move::Pass,
+                score: -r.score,
+                pv,
+                ..r
+            };
+        }
+        self.search_movable(&mut s, board, limits, soft, start, on_info)
+    }
+
+    /// [`Engine::search`] for a board whose side to move has a legal move.
+    fn search_movable(
+        &mut self,
+        s: &mut Searcher,
+        board: &Board,
+        limits: &SearchLimits,
+        soft: Option<Instant>,
+        start: Instant,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let empties = board.empties();
+        match limits.mode {
+            SolveMode::Exact => self.solve_or_fallback(s, board, -64, 64, start, on_info),
+            SolveMode::Wld => {
+                let mut r = self.solve_or_fallback(s, board, -1, 1, start, on_info);
+                if r.exact {
+                    r.score = r.score.signum();
+                }
+                r
+            }
+            SolveMode::Midgame => {
+                let max = limits
+                    .depth
+                    .unwrap_or(if soft.is_none() && limits.deadline.is_none() {
+                        DEFAULT_DEPTH
+                    } else {
+                        60
+                    });
+                self.midgame(s, board, max, soft, start, on_info)
+            }
+            SolveMode::Auto => {
+                if empties <= AUTO_SOLVE_EMPTIES {
+                    return self.solve_or_fallback(s, board, -64, 64, start, on_info);
+                }
+                let timed = soft.is_some() || limits.deadline.is_some();
+                let max = limits
+                    .depth
+                    .unwrap_or(if timed { 60 } else { DEFAULT_DEPTH })
+                    .min(empties);
+                let mid = self.midgame(s, board, max, soft, start, on_info);
+                let room = soft.is_none_or(|d| Instant::now() < d);
+                if empties <= AUTO_TRY_SOLVE_EMPTIES && timed && room {
+                    if let Some(r) = self.try_solve(s, board, -64, 64, start, on_info) {
+                        return r;
+                    }
+                    return SearchResult {
+                        nodes: s.nodes,
+                        time_ms: elapsed_ms(start),
+                        ..mid
+                    };
+                }
+                mid
+            }
         }
     }
+
+    fn midgame(
+        &mut self,
+        s: &mut Searcher,
+        board: &Board,
+        max: u32,
+        soft: Option<Instant>,
+        start: Instant,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let it = s.iterate(board, max, soft, &mut |it, nodes| {
+            on_info(&SearchInfo {
+                depth: it.depth,
+                score: it.score,
+                exact: false,
+                nodes,
+                time_ms: elapsed_ms(start),
+                pv: it.pv.clone(),
+            })
+        });
+        SearchResult {
+            best: Move::Play(it.best),
+            score: it.score,
+            depth: it.depth,
+            exact: false,
+            nodes: s.nodes,
+            time_ms: elapsed_ms(start),
+            pv: it.pv,
+        }
+    }
+
+    fn try_solve(
+        &mut self,
+        s: &mut Searcher,
+        board: &Board,
+        alpha: Score,
+        beta: Score,
+        start: Instant,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> Option<SearchResult> {
+        let r = s.solve(board, alpha, beta)?;
+        let empties = board.empties();
+        let info = SearchInfo {
+            depth: empties,
+            score: r.score,
+            exact: true,
+            nodes: s.nodes,
+            time_ms: elapsed_ms(start),
+            pv: r.pv.clone(),
+        };
+        on_info(&info);
+        Some(SearchResult {
+            best: r.best,
+            score: r.score,
+            depth: empties,
+            exact: true,
+            nodes: s.nodes,
+            time_ms: info.time_ms,
+            pv: r.pv,
+        })
+    }
+
+    /// Solves, or if stopped falls back to a depth-1 midgame move (exact = false).
+    fn solve_or_fallback(
+        &mut self,
+        s: &mut Searcher,
+        board: &Board,
+        alpha: Score,
+        beta: Score,
+        start: Instant,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        if let Some(r) = self.try_solve(s, board, alpha, beta, start, on_info) {
+            return r;
+        }
+        s.stopped = false;
+        let it = s.iterate(board, 1, None, &mut |_, _| {});
+        SearchResult {
+            best: Move::Play(it.best),
+            score: it.score,
+            depth: 1,
+            exact: false,
+            nodes: s.nodes,
+            time_ms: elapsed_ms(start),
+            pv: it.pv,
+        }
+    }
+}
+
+fn elapsed_ms(start: Instant) -> u64 {
+    start.elapsed().as_millis() as u64
 }

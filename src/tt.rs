@@ -1,1 +1,293 @@
-//! tt (to be written).
+//! The lock-free transposition table (TT) shared by search threads.
+//!
+//! Each slot is three `AtomicU64` words: `player ^ data`, `opponent ^ data` and `data` (the
+//! lockless XOR scheme of Hyatt and Mann, here with the full position instead of a hash key).
+//! A probe recomputes `player` and `opponent` from the stored words and accepts the slot only
+//! if both equal the probed position, so a hit is never a different position, and a slot torn
+//! by two threads writing at once is rejected rather than misread. Correctness therefore never
+//! depends on the table size: a table of one bucket only loses speed.
+//!
+//! Slots are grouped in buckets of [`BUCKET_SLOTS`]; a position may live in any slot of the
+//! bucket chosen by [`Board::hash`]. Replacement is depth-preferred with ageing: a slot from an
+//! older search generation (see [`TranspositionTable::new_search`]) is replaced first, then
+//! the shallowest.
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+use crate::board::{Board, Score};
+
+/// Slots per bucket.
+pub const BUCKET_SLOTS: usize = 4;
+
+/// Bytes of one slot (three `u64` words).
+pub const SLOT_BYTES: usize = 24;
+
+/// What a stored score says about the true value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Bound {
+    /// The true value is at least `score` (a fail-high, beta cutoff).
+    Lower,
+    /// The true value is at most `score` (a fail-low).
+    Upper,
+    /// The score is the true value (at the stored depth, or exactly if solved).
+    Exact,
+}
+
+/// One decoded TT entry.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct TtEntry {
+    /// Score in discs from the side to move's view (midgame estimate or exact endgame bound).
+    pub score: Score,
+    /// How `score` bounds the value.
+    pub bound: Bound,
+    /// Depth in plies the score was searched to (for a solved entry: the empties).
+    pub depth: u32,
+    /// Best or refutation move, a square index 0–63, if one was found.
+    pub best: Option<u8>,
+    /// True if the score comes from the exact endgame solver (exact or WLD window): a bound on
+    /// the final disc difference, valid at any depth. False for a midgame (evaluation) score.
+    pub solved: bool,
+}
+
+struct Slot {
+    k1: AtomicU64,
+    k2: AtomicU64,
+    data: AtomicU64,
+}
+
+const NO_MOVE: u64 = 64;
+
+fn pack(
+    score: Score,
+    bound: Bound,
+    depth: u32,
+    best: Option<u8>,
+    solved: bool,
+    generation: u8,
+) -> u64 {
+    let b = match bound {
+        Bound::Lower => 1u64,
+        Bound::Upper => 2,
+        Bound::Exact => 3,
+    };
+    let s = (score.clamp(-127, 127) as i8 as u8) as u64;
+    let mv = best.map_or(NO_MOVE, |m| m as u64);
+    s | (b << 8)
+        | ((solved as u64) << 10)
+        | ((depth.min(127) as u64) << 11)
+        | (mv << 18)
+        | ((generation as u64) << 25)
+}
+
+fn unpack(d: u64) -> Option<TtEntry> {
+    let bound = match (d >> 8) & 3 {
+        1 => Bound::Lower,
+        2 => Bound::Upper,
+        3 => Bound::Exact,
+        _ => return None,
+    };
+    let mv = (d >> 18) & 127;
+    Some(TtEntry {
+        score: (d as u8) as i8 as Score,
+        bound,
+        depth: ((d >> 11) & 127) as u32,
+        best: (mv < 64).then_some(mv as u8),
+        solved: (d >> 10) & 1 == 1,
+    })
+}
+
+fn data_gen(d: u64) -> u8 {
+    (d >> 25) as u8
+}
+
+/// The transposition table: a fixed array of buckets of [`BUCKET_SLOTS`] lock-free slots.
+///
+/// Shared between threads as `Arc<TranspositionTable>`; every method takes `&self`.
+pub struct TranspositionTable {
+    slots: Vec<Slot>,
+    bucket_mask: usize,
+    generation: AtomicU8,
+}
+
+impl TranspositionTable {
+    /// A table of about `mib` MiB (rounded down to a power-of-two number of buckets; at least
+    /// one bucket, so `0` gives the smallest table).
+    pub fn new(mib: usize) -> TranspositionTable {
+        TranspositionTable::with_bytes(mib.saturating_mul(1 << 20))
+    }
+
+    /// A table of at most `bytes` bytes (at least one bucket of [`BUCKET_SLOTS`] slots of
+    /// [`SLOT_BYTES`] bytes). Small sizes are for tests of replacement and collisions.
+    pub fn with_bytes(bytes: usize) -> TranspositionTable {
+        let want = (bytes / (SLOT_BYTES * BUCKET_SLOTS)).max(1);
+        let buckets = if want.is_power_of_two() {
+            want
+        } else {
+            want.next_power_of_two() / 2
+        };
+        let slots = (0..buckets * BUCKET_SLOTS)
+            .map(|_| Slot {
+                k1: AtomicU64::new(0),
+                k2: AtomicU64::new(0),
+                data: AtomicU64::new(0),
+            })
+            .collect();
+        TranspositionTable {
+            slots,
+            bucket_mask: buckets - 1,
+            generation: AtomicU8::new(0),
+        }
+    }
+
+    /// Number of buckets (a power of two).
+    pub fn buckets(&self) -> usize {
+        self.bucket_mask + 1
+    }
+
+    /// Empties every slot. Not meant to run while a search uses the table (it is safe, but the
+    /// search then loses its entries).
+    pub fn clear(&self) {
+        for s in &self.slots {
+            s.data.store(0, Ordering::Relaxed);
+            s.k1.store(0, Ordering::Relaxed);
+            s.k2.store(0, Ordering::Relaxed);
+        }
+        self.generation.store(0, Ordering::Relaxed);
+    }
+
+    /// Starts a new search generation: entries of earlier searches become the first to be
+    /// replaced (they stay usable until then).
+    pub fn new_search(&self) {
+        self.generation.fetch_add(1, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn bucket(&self, b: &Board) -> usize {
+        (b.hash() as usize & self.bucket_mask) * BUCKET_SLOTS
+    }
+
+    /// The entry stored for exactly this position, if any.
+    #[inline]
+    pub fn probe(&self, b: &Board) -> Option<TtEntry> {
+        let start = self.bucket(b);
+        for s in &self.slots[start..start + BUCKET_SLOTS] {
+            let d = s.data.load(Ordering::Relaxed);
+            if d != 0
+                && s.k1.load(Ordering::Relaxed) ^ d == b.player
+                && s.k2.load(Ordering::Relaxed) ^ d == b.opponent
+            {
+                return unpack(d);
+            }
+        }
+        None
+    }
+
+    /// Stores a result for `b`. `depth` is in plies (the empties for a solved entry), `best` a
+    /// square index 0–63, `solved` as in [`TtEntry::solved`]. An existing entry for the same
+    /// position is overwritten unless it is solved and the new one is not; otherwise the slot
+    /// of an older generation, then the shallowest slot, is replaced.
+    #[inline]
+    pub fn store(
+        &self,
+        b: &Board,
+        score: Score,
+        bound: Bound,
+        depth: u32,
+        best: Option<u8>,
+        solved: bool,
+    ) {
+        let generation = self.generation.load(Ordering::Relaxed);
+        let data = pack(score, bound, depth, best, solved, generation);
+        let start = self.bucket(b);
+        let bucket = &self.slots[start..start + BUCKET_SLOTS];
+        let mut victim = 0;
+        let mut victim_prio = i32::MAX;
+        for (i, s) in bucket.iter().enumerate() {
+            let d = s.data.load(Ordering::Relaxed);
+            if d == 0 {
+                if victim_prio > -1 {
+                    victim = i;
+                    victim_prio = -1;
+                }
+                continue;
+            }
+            if s.k1.load(Ordering::Relaxed) ^ d == b.player
+                && s.k2.load(Ordering::Relaxed) ^ d == b.opponent
+            {
+                let old_solved = (d >> 10) & 1 == 1;
+                if old_solved && !solved {
+                    return;
+                }
+                // Keep the old best move if the new result has none.
+                let data = if best.is_none() {
+                    (data & !(127 << 18)) | (d & (127 << 18))
+                } else {
+                    data
+                };
+                Self::write(s, b, data);
+                return;
+            }
+            let age_bonus = if data_gen(d) == generation { 256 } else { 0 };
+            let prio = age_bonus + ((d >> 11) & 127) as i32 + 128 * ((d >> 10) & 1) as i32;
+            if prio < victim_prio {
+                victim = i;
+                victim_prio = prio;
+            }
+        }
+        Self::write(&bucket[victim], b, data);
+    }
+
+    #[inline]
+    fn write(s: &Slot, b: &Board, data: u64) {
+        s.k1.store(b.player ^ data, Ordering::Relaxed);
+        s.k2.store(b.opponent ^ data, Ordering::Relaxed);
+        s.data.store(data, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_probe_round_trip_and_verification() {
+        let tt = TranspositionTable::with_bytes(1024);
+        let b = Board::start();
+        assert_eq!(tt.probe(&b), None);
+        tt.store(&b, -12, Bound::Lower, 9, Some(37), true);
+        let e = tt.probe(&b).unwrap();
+        assert_eq!(
+            e,
+            TtEntry {
+                score: -12,
+                bound: Bound::Lower,
+                depth: 9,
+                best: Some(37),
+                solved: true
+            }
+        );
+        // The same discs with the sides swapped are a different position.
+        assert_eq!(tt.probe(&b.pass()), None);
+        // A heuristic result never overwrites a solved one.
+        tt.store(&b, 5, Bound::Exact, 20, None, false);
+        assert_eq!(tt.probe(&b).unwrap().score, -12);
+        tt.clear();
+        assert_eq!(tt.probe(&b), None);
+    }
+
+    #[test]
+    fn one_bucket_table_keeps_only_four_positions() {
+        let tt = TranspositionTable::with_bytes(1);
+        assert_eq!(tt.buckets(), 1);
+        let boards: Vec<Board> = (0..6u64)
+            .map(|i| Board::new(1 << i, 1 << 40).unwrap())
+            .collect();
+        for (i, b) in boards.iter().enumerate() {
+            tt.store(b, i as Score, Bound::Exact, i as u32, None, false);
+        }
+        let found = boards.iter().filter(|b| tt.probe(b).is_some()).count();
+        assert_eq!(found, BUCKET_SLOTS);
+        // Depth-preferred: the deepest entry survives.
+        assert_eq!(tt.probe(&boards[5]).unwrap().score, 5);
+    }
+}

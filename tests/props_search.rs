@@ -1,0 +1,113 @@
+//! Property tests of the search: symmetric positions solve alike, the solver agrees with a
+//! plain negamax near the end, best moves are legal, and the midgame returns legal moves.
+
+use flank::board::{Board, Score, Symmetry};
+use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
+use flank::square::Move;
+use proptest::prelude::*;
+
+/// Plays random legal moves (choices taken modulo the move count) from the start until
+/// `empties` empties remain or the game ends.
+fn random_position(choices: &[u8], empties: u32) -> Board {
+    let mut b = Board::start();
+    for &c in choices {
+        if b.empties() <= empties || b.is_game_over() {
+            break;
+        }
+        let moves: Vec<_> = b.legal_moves().collect();
+        if moves.is_empty() {
+            b = b.pass();
+            continue;
+        }
+        b = b.make_move(moves[c as usize % moves.len()]);
+    }
+    b
+}
+
+/// Plain negamax without pruning: the exact score with empties to the winner.
+fn negamax(b: &Board) -> Score {
+    let moves: Vec<_> = b.legal_moves().collect();
+    if moves.is_empty() {
+        if b.opponent_moves() == 0 {
+            return b.final_score();
+        }
+        return -negamax(&b.pass());
+    }
+    moves
+        .into_iter()
+        .map(|m| -negamax(&b.make_move(m)))
+        .max()
+        .expect("at least one move")
+}
+
+fn exact(e: &mut Engine, b: &Board) -> (Score, Move) {
+    let limits = SearchLimits {
+        mode: SolveMode::Exact,
+        ..Default::default()
+    };
+    let r = e.search(b, &limits, &mut |_| {});
+    assert!(r.exact);
+    (r.score, r.best)
+}
+
+fn is_legal(b: &Board, m: Move) -> bool {
+    match m {
+        Move::Play(sq) => b.try_make_move(sq).is_some(),
+        Move::Pass => !b.has_moves(),
+    }
+}
+
+fn engine() -> Engine {
+    Engine::new(EngineConfig {
+        hash_mb: 4,
+        threads: 1,
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn symmetries_solve_alike(choices in prop::collection::vec(any::<u8>(), 60), empties in 10u32..=14) {
+        let b = random_position(&choices, empties);
+        let mut e = engine();
+        let (s0, m0) = exact(&mut e, &b);
+        prop_assert!(is_legal(&b, m0));
+        for s in Symmetry::ALL {
+            e.new_game();
+            let t = b.transform(s);
+            let (v, m) = exact(&mut e, &t);
+            prop_assert_eq!(v, s0, "symmetry {:?}", s);
+            prop_assert!(is_legal(&t, m));
+        }
+    }
+
+    #[test]
+    fn solver_matches_naive_negamax(choices in prop::collection::vec(any::<u8>(), 64), empties in 1u32..=8) {
+        let b = random_position(&choices, empties);
+        let mut e = engine();
+        let (v, m) = exact(&mut e, &b);
+        prop_assert_eq!(v, negamax(&b));
+        prop_assert!(is_legal(&b, m) || b.is_game_over());
+        // WLD has the same sign.
+        let limits = SearchLimits { mode: SolveMode::Wld, ..Default::default() };
+        let w = e.search(&b, &limits, &mut |_| {});
+        prop_assert_eq!(w.score, v.signum());
+    }
+
+    #[test]
+    fn midgame_and_auto_return_legal_moves(choices in prop::collection::vec(any::<u8>(), 60), empties in 12u32..=50) {
+        let b = random_position(&choices, empties);
+        let mut e = engine();
+        for mode in [SolveMode::Midgame, SolveMode::Auto] {
+            let limits = SearchLimits { depth: Some(4), mode, ..Default::default() };
+            let r = e.search(&b, &limits, &mut |_| {});
+            if b.is_game_over() {
+                prop_assert_eq!(r.best, Move::Pass);
+            } else {
+                prop_assert!(is_legal(&b, r.best), "{:?} {}", mode, r.best);
+            }
+            prop_assert!(r.score.abs() <= 64);
+        }
+    }
+}
