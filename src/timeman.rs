@@ -1,1 +1,530 @@
-//! timeman (to be written).
+//! Time management v0: per-colour game clocks (GTP `time_settings` / `time_left`) turned into
+//! [`SearchLimits`] for one move.
+//!
+//! Clocks (all times in ms inside, seconds in GTP):
+//! - no `time_settings` received, or `B > 0, S = 0` ("no time limit"): a fixed per-move time,
+//!   [`DEFAULT_MOVE_TIME_MS`] (1000 ms) unless configured otherwise;
+//! - `B = 0`: absolute time, `M` seconds for the whole game;
+//! - otherwise Canadian byo-yomi: `M` seconds main time, then `B` seconds for every `S` stones.
+//!
+//! Budget for one move from a clock with `r` ms left (the usual equal-split scheme):
+//! - usable = `r` − safety margin, the margin being 5 % of `r` plus 50 ms for process and pipe
+//!   overhead;
+//! - in main time the usable time is split over the moves this side still has to play,
+//!   ⌈empties / 2⌉, at least [`MIN_MOVES_TO_GO`]: soft target = usable / moves_to_go, hard
+//!   deadline = min(3 × soft, usable / 3), never below the soft target;
+//! - in byo-yomi with `s` stones left in the period: soft = usable / `s`, hard =
+//!   soft + (usable − soft) / `s` (the whole usable time for the last stone);
+//! - a position with at most one legal move gets an immediate answer (0 ms).
+//!
+//! When no `time_left` arrives, each side's clock is updated by measuring the thinking time
+//! reported through [`TimeManager::spent`]. Clocks are per colour: time spent by one side
+//! never changes the other side's clock.
+
+use std::time::{Duration, Instant};
+
+use crate::board::Board;
+use crate::engine::SearchLimits;
+use crate::square::Color;
+
+/// Per-move time without any clock (and under "no time limit"), in ms.
+pub const DEFAULT_MOVE_TIME_MS: u64 = 1000;
+
+/// The fewest moves the remaining main time is split over, so the last moves of a game never
+/// spend the whole clock.
+pub const MIN_MOVES_TO_GO: u64 = 3;
+
+/// Fixed part of the safety margin, in ms (process start-up, pipes, the manager's own clock).
+pub const MARGIN_MS: u64 = 50;
+
+/// Proportional part of the safety margin, in percent of the time left.
+pub const MARGIN_PERCENT: u64 = 5;
+
+/// The time control of a game, as set by GTP `time_settings M B S`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeControl {
+    /// No clock (no `time_settings` received yet): a fixed time per move (the configured
+    /// default). A `time_left` in this state starts a clock (see [`TimeManager::time_left`]).
+    PerMove,
+    /// GTP's "no time limit" (`time_settings M B 0` with `B > 0`): a fixed time per move, and
+    /// `time_left` is ignored.
+    NoLimit,
+    /// Absolute time: `main_ms` for the whole game.
+    Absolute {
+        /// Whole-game budget per side, ms.
+        main_ms: u64,
+    },
+    /// Canadian byo-yomi: `main_ms` main time, then `byo_ms` for every `byo_stones` moves.
+    Canadian {
+        /// Main time per side, ms.
+        main_ms: u64,
+        /// Length of one byo-yomi period, ms.
+        byo_ms: u64,
+        /// Moves to play in one period (≥ 1).
+        byo_stones: u32,
+    },
+}
+
+impl TimeControl {
+    /// The control for GTP `time_settings M B S`, with `M` and `B` already converted to ms.
+    pub fn from_gtp(main_ms: u64, byo_ms: u64, stones: u32) -> TimeControl {
+        if byo_ms == 0 {
+            TimeControl::Absolute { main_ms }
+        } else if stones == 0 {
+            TimeControl::NoLimit
+        } else {
+            TimeControl::Canadian {
+                main_ms,
+                byo_ms,
+                byo_stones: stones,
+            }
+        }
+    }
+}
+
+/// One side's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// Time left in ms: main time, or the current byo-yomi period when `stones_left > 0`.
+    pub remaining_ms: u64,
+    /// Stones still to play in the current byo-yomi period; 0 during main time.
+    pub stones_left: u32,
+}
+
+/// A move budget: soft target and hard limit, both in ms from the moment the move is asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// No new iteration is started after this many ms.
+    pub soft_ms: u64,
+    /// The search stops after this many ms whatever it is doing.
+    pub hard_ms: u64,
+}
+
+/// Clocks for both colours under one [`TimeControl`].
+#[derive(Clone, Debug)]
+pub struct TimeManager {
+    control: TimeControl,
+    clocks: [Clock; 2],
+    move_time_ms: u64,
+}
+
+fn idx(c: Color) -> usize {
+    match c {
+        Color::Black => 0,
+        Color::White => 1,
+    }
+}
+
+impl TimeManager {
+    /// A manager without a clock, spending `move_time_ms` per move (use
+    /// [`DEFAULT_MOVE_TIME_MS`] for the default).
+    pub fn new(move_time_ms: u64) -> TimeManager {
+        TimeManager {
+            control: TimeControl::PerMove,
+            clocks: [Clock {
+                remaining_ms: 0,
+                stones_left: 0,
+            }; 2],
+            move_time_ms,
+        }
+    }
+
+    /// The current time control.
+    pub fn control(&self) -> TimeControl {
+        self.control
+    }
+
+    /// One side's clock (unused under [`TimeControl::PerMove`] and [`TimeControl::NoLimit`]).
+    pub fn clock(&self, color: Color) -> Clock {
+        self.clocks[idx(color)]
+    }
+
+    /// Sets the time control and resets both clocks to its start (GTP `time_settings`). A
+    /// Canadian control with no main time starts directly in byo-yomi.
+    pub fn set_control(&mut self, control: TimeControl) {
+        self.control = control;
+        let start = match control {
+            TimeControl::PerMove | TimeControl::NoLimit => Clock {
+                remaining_ms: 0,
+                stones_left: 0,
+            },
+            TimeControl::Absolute { main_ms } => Clock {
+                remaining_ms: main_ms,
+                stones_left: 0,
+            },
+            TimeControl::Canadian {
+                main_ms,
+                byo_ms,
+                byo_stones,
+            } => {
+                if main_ms == 0 {
+                    Clock {
+                        remaining_ms: byo_ms,
+                        stones_left: byo_stones,
+                    }
+                } else {
+                    Clock {
+                        remaining_ms: main_ms,
+                        stones_left: 0,
+                    }
+                }
+            }
+        };
+        self.clocks = [start; 2];
+    }
+
+    /// Resets both clocks to the start of the current control (a new game).
+    pub fn reset(&mut self) {
+        self.set_control(self.control);
+    }
+
+    /// Sets one side's clock from GTP `time_left C T S`: `remaining_ms` left (main time, or
+    /// the current period), `stones` left in the byo-yomi period (0 in main time).
+    ///
+    /// Without any `time_settings` ([`TimeControl::PerMove`]) the manager's clock is what
+    /// counts: `S = 0` starts absolute time of `remaining_ms` for the rest of the game, `S > 0`
+    /// a Canadian period of `remaining_ms` for `S` stones. Under [`TimeControl::NoLimit`] the
+    /// clock is recorded but not used.
+    pub fn time_left(&mut self, color: Color, remaining_ms: u64, stones: u32) {
+        if self.control == TimeControl::PerMove {
+            self.control = if stones == 0 {
+                TimeControl::Absolute {
+                    main_ms: remaining_ms,
+                }
+            } else {
+                TimeControl::Canadian {
+                    main_ms: 0,
+                    byo_ms: remaining_ms,
+                    byo_stones: stones,
+                }
+            };
+            // The other side's clock is unknown: give it the same time until told.
+            self.clocks = [Clock {
+                remaining_ms,
+                stones_left: stones,
+            }; 2];
+        }
+        self.clocks[idx(color)] = Clock {
+            remaining_ms,
+            stones_left: stones,
+        };
+    }
+
+    /// Charges `elapsed_ms` of thinking to `color`'s clock for one move played, entering
+    /// byo-yomi when main time runs out and starting a new period after the period's last
+    /// stone. No effect without a clock ([`TimeControl::PerMove`], [`TimeControl::NoLimit`]).
+    pub fn spent(&mut self, color: Color, elapsed_ms: u64) {
+        let control = self.control;
+        let c = &mut self.clocks[idx(color)];
+        match control {
+            TimeControl::PerMove | TimeControl::NoLimit => {}
+            TimeControl::Absolute { .. } => {
+                c.remaining_ms = c.remaining_ms.saturating_sub(elapsed_ms);
+            }
+            TimeControl::Canadian {
+                byo_ms, byo_stones, ..
+            } => {
+                let mut elapsed = elapsed_ms;
+                if c.stones_left == 0 {
+                    if elapsed < c.remaining_ms {
+                        c.remaining_ms -= elapsed;
+                        return;
+                    }
+                    // Main time is over: the rest of this move counts against a period.
+                    elapsed -= c.remaining_ms;
+                    c.remaining_ms = byo_ms;
+                    c.stones_left = byo_stones;
+                }
+                c.remaining_ms = c.remaining_ms.saturating_sub(elapsed);
+                c.stones_left -= 1;
+                if c.stones_left == 0 {
+                    c.remaining_ms = byo_ms;
+                    c.stones_left = byo_stones;
+                }
+            }
+        }
+    }
+
+    /// The budget for `color` to move in `board` (`board.player` is `color`'s discs).
+    pub fn budget(&self, color: Color, board: &Board) -> Budget {
+        if board.moves().count_ones() <= 1 {
+            return Budget {
+                soft_ms: 0,
+                hard_ms: 0,
+            };
+        }
+        let clock = self.clocks[idx(color)];
+        match self.control {
+            TimeControl::PerMove | TimeControl::NoLimit => per_move_budget(self.move_time_ms),
+            _ if clock.stones_left > 0 => {
+                byoyomi_budget(clock.remaining_ms, clock.stones_left as u64)
+            }
+            _ => main_time_budget(clock.remaining_ms, board.empties()),
+        }
+    }
+
+    /// True if a real clock is running (absolute or Canadian), false for per-move time.
+    pub fn has_clock(&self) -> bool {
+        matches!(
+            self.control,
+            TimeControl::Absolute { .. } | TimeControl::Canadian { .. }
+        )
+    }
+
+    /// Search limits for `color` to move in `board`, with the deadline counted from `start`
+    /// (the moment the command arrived). `depth` is the fixed depth option: with it and
+    /// without a clock the search is depth-limited only (deterministic); with a clock the
+    /// clock's limits apply as well so the engine never loses on time.
+    pub fn limits(
+        &self,
+        color: Color,
+        board: &Board,
+        depth: Option<u32>,
+        start: Instant,
+    ) -> SearchLimits {
+        let mut limits = SearchLimits {
+            depth,
+            ..SearchLimits::default()
+        };
+        if depth.is_some() && !self.has_clock() {
+            return limits;
+        }
+        let b = self.budget(color, board);
+        limits.time_ms = Some(b.soft_ms);
+        limits.deadline = Some(start + Duration::from_millis(b.hard_ms));
+        limits
+    }
+}
+
+/// Fixed time per move: the answer comes within `move_ms` (hard), no new iteration after half.
+fn per_move_budget(move_ms: u64) -> Budget {
+    Budget {
+        soft_ms: move_ms / 2,
+        hard_ms: move_ms,
+    }
+}
+
+/// Remaining time minus the safety margin (5 % + 50 ms).
+fn usable(remaining_ms: u64) -> u64 {
+    remaining_ms.saturating_sub(remaining_ms * MARGIN_PERCENT / 100 + MARGIN_MS)
+}
+
+/// Main time: equal split over this side's remaining moves.
+fn main_time_budget(remaining_ms: u64, empties: u32) -> Budget {
+    let usable = usable(remaining_ms);
+    let moves_to_go = (empties as u64).div_ceil(2).max(MIN_MOVES_TO_GO);
+    let soft = usable / moves_to_go;
+    let hard = (3 * soft).min(usable / 3).max(soft);
+    Budget {
+        soft_ms: soft,
+        hard_ms: hard,
+    }
+}
+
+/// Byo-yomi: `stones` moves to play in `remaining_ms`.
+fn byoyomi_budget(remaining_ms: u64, stones: u64) -> Budget {
+    let usable = usable(remaining_ms);
+    let soft = usable / stones;
+    Budget {
+        soft_ms: soft,
+        hard_ms: soft + (usable - soft) / stones,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Position;
+
+    /// The start position (4 legal moves, 60 empties).
+    fn start() -> Board {
+        Board::start()
+    }
+
+    /// A position with 30 empties and several legal moves for the side to move.
+    fn thirty_empties() -> Board {
+        let p: Position = "XXXXXXXXOOOOOOOOXXXXXXXXOOOOOOOO-------------------------------- X"
+            .parse()
+            .unwrap();
+        assert_eq!(p.board.empties(), 32);
+        // Play two moves to get 30 empties with a side to move that has moves.
+        let b = p.board.make_move(p.board.legal_moves().next().unwrap());
+        let b = b.make_move(b.legal_moves().next().unwrap());
+        assert_eq!(b.empties(), 30);
+        assert!(b.moves().count_ones() > 1);
+        b
+    }
+
+    #[test]
+    fn per_move_default_and_configured() {
+        let t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
+        assert_eq!(
+            t.budget(Color::Black, &start()),
+            Budget {
+                soft_ms: 500,
+                hard_ms: 1000
+            }
+        );
+        let t = TimeManager::new(300);
+        assert_eq!(t.budget(Color::White, &start()).hard_ms, 300);
+    }
+
+    #[test]
+    fn sixty_seconds_thirty_empties() {
+        let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
+        t.set_control(TimeControl::from_gtp(300_000, 0, 0));
+        t.time_left(Color::Black, 60_000, 0);
+        // usable = 60000 - 3000 - 50 = 56950; 15 moves to go: soft 3796, hard 3 * 3796.
+        assert_eq!(
+            t.budget(Color::Black, &thirty_empties()),
+            Budget {
+                soft_ms: 3796,
+                hard_ms: 11388
+            }
+        );
+        // White's clock still has the full 300 s: 285000 - 50 = 284950 over 15 moves.
+        assert_eq!(t.budget(Color::White, &thirty_empties()).soft_ms, 18996);
+    }
+
+    #[test]
+    fn start_position_and_floor() {
+        let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
+        t.set_control(TimeControl::Absolute { main_ms: 10_000 });
+        // 10000 - 550 = 9450 over 30 moves.
+        assert_eq!(
+            t.budget(Color::Black, &start()),
+            Budget {
+                soft_ms: 315,
+                hard_ms: 945
+            }
+        );
+        // Near the end, at least 3 moves to go: 4 empties → 3, hard capped at usable / 3.
+        // Black (row 6) plays e8-h8 across white's row 7.
+        let p: Position = "XXXXXXXXOOOOOOOOXXXXXXXXOOOOOOOOXXXXXXXXXXXXXXXXOOOOOOOOOOOO---- X"
+            .parse()
+            .unwrap();
+        assert!(p.board.moves().count_ones() > 1, "{}", p);
+        assert_eq!(
+            t.budget(Color::Black, &p.board),
+            Budget {
+                soft_ms: 3150,
+                hard_ms: 3150
+            }
+        );
+    }
+
+    #[test]
+    fn one_legal_move_is_immediate() {
+        let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
+        t.set_control(TimeControl::Absolute { main_ms: 60_000 });
+        let p: Position = format!("XO{} X", "-".repeat(62)).parse().unwrap();
+        assert_eq!(p.board.moves().count_ones(), 1);
+        assert_eq!(
+            t.budget(Color::Black, &p.board),
+            Budget {
+                soft_ms: 0,
+                hard_ms: 0
+            }
+        );
+    }
+
+    #[test]
+    fn canadian_byoyomi() {
+        let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
+        t.set_control(TimeControl::from_gtp(0, 60_000, 10));
+        assert_eq!(
+            t.clock(Color::Black),
+            Clock {
+                remaining_ms: 60_000,
+                stones_left: 10
+            }
+        );
+        // usable 56950 over 10 stones: soft 5695, hard 5695 + 51255 / 10.
+        assert_eq!(
+            t.budget(Color::Black, &start()),
+            Budget {
+                soft_ms: 5695,
+                hard_ms: 10820
+            }
+        );
+        // Last stone of a period: everything usable.
+        t.time_left(Color::Black, 20_000, 1);
+        assert_eq!(
+            t.budget(Color::Black, &start()),
+            Budget {
+                soft_ms: 18950,
+                hard_ms: 18950
+            }
+        );
+        // B > 0 and S = 0 means no time limit: per-move time.
+        assert_eq!(
+            TimeControl::from_gtp(10_000, 5_000, 0),
+            TimeControl::NoLimit
+        );
+    }
+
+    #[test]
+    fn own_time_tracking_is_per_colour() {
+        let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
+        t.set_control(TimeControl::from_gtp(2_000, 10_000, 2));
+        t.spent(Color::Black, 1500);
+        assert_eq!(t.clock(Color::Black).remaining_ms, 500);
+        assert_eq!(t.clock(Color::White).remaining_ms, 2000);
+        // 700 ms more: main time runs out, 200 ms of the first period used, 1 stone left.
+        t.spent(Color::Black, 700);
+        assert_eq!(
+            t.clock(Color::Black),
+            Clock {
+                remaining_ms: 9800,
+                stones_left: 1
+            }
+        );
+        // The period's last stone starts a fresh period.
+        t.spent(Color::Black, 3000);
+        assert_eq!(
+            t.clock(Color::Black),
+            Clock {
+                remaining_ms: 10_000,
+                stones_left: 2
+            }
+        );
+        assert_eq!(t.clock(Color::White).remaining_ms, 2000);
+        // Absolute time just counts down.
+        t.set_control(TimeControl::from_gtp(5_000, 0, 0));
+        t.spent(Color::White, 1234);
+        assert_eq!(t.clock(Color::White).remaining_ms, 3766);
+        assert_eq!(t.clock(Color::Black).remaining_ms, 5000);
+    }
+
+    #[test]
+    fn time_left_without_settings_starts_a_clock() {
+        let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
+        t.time_left(Color::White, 60_000, 0);
+        assert_eq!(t.control(), TimeControl::Absolute { main_ms: 60_000 });
+        assert!(t.has_clock());
+        // 60 empties: 30 moves to go, 56950 / 30.
+        assert_eq!(t.budget(Color::White, &start()).soft_ms, 1898);
+        // Under "no time limit", time_left does not start a clock.
+        let mut t = TimeManager::new(700);
+        t.set_control(TimeControl::from_gtp(0, 10_000, 0));
+        t.time_left(Color::White, 60_000, 0);
+        assert!(!t.has_clock());
+        assert_eq!(t.budget(Color::White, &start()).hard_ms, 700);
+    }
+
+    #[test]
+    fn limits_depth_and_deadline() {
+        let now = Instant::now();
+        let mut t = TimeManager::new(800);
+        let l = t.limits(Color::Black, &start(), Some(6), now);
+        assert_eq!((l.depth, l.time_ms, l.deadline), (Some(6), None, None));
+        let l = t.limits(Color::Black, &start(), None, now);
+        assert_eq!(l.time_ms, Some(400));
+        assert_eq!(l.deadline, Some(now + Duration::from_millis(800)));
+        t.set_control(TimeControl::Absolute { main_ms: 10_000 });
+        let l = t.limits(Color::Black, &start(), Some(6), now);
+        assert_eq!(l.depth, Some(6));
+        assert_eq!(l.time_ms, Some(315));
+        assert_eq!(l.deadline, Some(now + Duration::from_millis(945)));
+    }
+}

@@ -1,0 +1,544 @@
+//! GTP transcript tests: exact answers of `flank::gtp::run` on in-memory input, framing, every
+//! command, the pass rules, undo across passes, and bad input leaving the game unchanged.
+//!
+//! The engine's move choice is never assumed: genmove answers are checked for legality, or
+//! asked in positions with exactly one legal move.
+
+use flank::engine::{Engine, EngineConfig};
+use flank::format::Position;
+use flank::game::Game;
+use flank::gtp::{COMMANDS, Gtp, GtpOptions, run};
+use flank::square::{Color, Move};
+
+/// Options for tests: a shallow fixed depth so genmove is fast and needs no clock.
+fn options() -> GtpOptions {
+    GtpOptions {
+        depth: Some(2),
+        ..GtpOptions::default()
+    }
+}
+
+fn engine() -> Engine {
+    Engine::new(EngineConfig {
+        hash_mb: 1,
+        threads: 1,
+    })
+}
+
+/// Runs a whole session on `input` and returns everything written to the output.
+fn session(input: &str) -> String {
+    let mut out: Vec<u8> = Vec::new();
+    run(input.as_bytes(), &mut out, engine(), options()).expect("in-memory I/O cannot fail");
+    String::from_utf8(out).expect("answers are UTF-8")
+}
+
+fn gtp() -> Gtp {
+    Gtp::new(engine(), options())
+}
+
+/// Sends one command that must succeed and returns its result text (without `= ` and the
+/// blank line).
+fn ok(g: &mut Gtp, cmd: &str) -> String {
+    let a = g.handle_line(cmd).expect("a command gets an answer");
+    assert!(a.starts_with('='), "{cmd:?} failed: {a:?}");
+    assert!(a.ends_with("\n\n"), "{a:?}");
+    let body = &a[1..a.len() - 2];
+    body.strip_prefix(' ').unwrap_or(body).to_string()
+}
+
+/// Sends one command that must fail and returns the message.
+fn err(g: &mut Gtp, cmd: &str) -> String {
+    let a = g.handle_line(cmd).expect("a command gets an answer");
+    assert!(a.starts_with("? "), "{cmd:?} should fail: {a:?}");
+    a[2..a.len() - 2].to_string()
+}
+
+const START_SHOWBOARD: &str = "=
+  a b c d e f g h
+1 . . . . . . . . 1
+2 . . . . . . . . 2
+3 . . . . . . . . 3
+4 . . . O X . . . 4
+5 . . . X O . . . 5
+6 . . . . . . . . 6
+7 . . . . . . . . 7
+8 . . . . . . . . 8
+  a b c d e f g h
+black X 2, white O 2, black to move
+
+";
+
+const START_RULES_BOARD: &str = "= ........
+........
+........
+...XO...
+...OX...
+........
+........
+........
+
+";
+
+/// White to move and blocked; black's only move is c1 (a1 X, b1 O). Verified with the board API.
+fn white_blocked() -> String {
+    let s = format!("XO{} O", "-".repeat(62));
+    let p: Position = s.parse().unwrap();
+    assert_eq!(p.side, Color::White);
+    assert!(!p.board.has_moves());
+    assert_eq!(
+        p.board.opponent_moves(),
+        "c1".parse::<flank::Square>().unwrap().bit()
+    );
+    s
+}
+
+/// Black to move and blocked (a1 O; b1, a2, b2 X); white can play c1, a3 or c3.
+fn black_blocked() -> String {
+    let cells = format!("OX------XX{}", "-".repeat(54));
+    let p: Position = format!("{cells} X").parse().unwrap();
+    assert_eq!(p.side, Color::Black);
+    assert!(!p.board.has_moves());
+    let as_white: Position = format!("{cells} O").parse().unwrap();
+    let white: Vec<String> = Game::from_position(as_white)
+        .legal_moves()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(white, vec!["c1", "a3", "c3"]);
+    format!("{cells} X")
+}
+
+#[test]
+fn informational_commands() {
+    let out = session(
+        "protocol_version\nname\nversion\nknown_command genmove\nknown_command frobnicate\n\
+         list_games\ngogui-rules_game_id\ngogui-rules_board_size\ngogui-rules_side_to_move\n",
+    );
+    let expected = format!(
+        "= 2\n\n= flank\n\n= {}\n\n= true\n\n= false\n\n= Othello\n\n= Othello\n\n= 8\n\n= black\n\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn list_commands_one_per_line_and_all_known() {
+    let out = session("list_commands\n");
+    assert_eq!(out, format!("= {}\n\n", COMMANDS.join("\n")));
+    let mut g = gtp();
+    for c in COMMANDS {
+        assert_eq!(ok(&mut g, &format!("known_command {c}")), "true");
+        assert!(out.lines().any(|l| l.trim_start_matches("= ") == c));
+    }
+    assert_eq!(COMMANDS.len(), 26);
+}
+
+#[test]
+fn ids_comments_empty_lines_and_control_characters() {
+    let out = session(
+        "\n# a comment line\n   \n\t\n7 name\n8 frobnicate\n9 protocol_version # trailing comment\n\
+         10\tknown_command\tplay\n11\x07 name\x1b\n",
+    );
+    assert_eq!(
+        out,
+        "=7 flank\n\n?8 unknown command\n\n=9 2\n\n=10 true\n\n=11 flank\n\n"
+    );
+}
+
+#[test]
+fn crlf_input() {
+    let out = session("1 name\r\n\r\n2 play B F5\r\n3 gogui-rules_side_to_move\r\n");
+    assert_eq!(out, "=1 flank\n\n=2\n\n=3 white\n\n");
+}
+
+#[test]
+fn end_of_input_exits_even_without_newline() {
+    assert_eq!(session("name"), "= flank\n\n");
+    assert_eq!(session(""), "");
+    assert_eq!(session("# only comments\n\n"), "");
+}
+
+#[test]
+fn quit_answers_first_and_stops() {
+    assert_eq!(session("1 quit\n2 name\n"), "=1\n\n");
+    let mut g = gtp();
+    assert!(!g.should_quit());
+    assert_eq!(ok(&mut g, "quit"), "");
+    assert!(g.should_quit());
+}
+
+#[test]
+fn boardsize_komi_set_game() {
+    let out = session(
+        "boardsize 8\nboardsize 19\nboardsize eight\nkomi 6.5\nset_game Othello\nset_game Go\n\
+         1 set_game\n",
+    );
+    assert_eq!(
+        out,
+        "=\n\n? unacceptable size\n\n? syntax error: bad board size 'eight'\n\n=\n\n=\n\n\
+         ? unsupported game\n\n?1 unsupported game\n\n"
+    );
+}
+
+#[test]
+fn showboard_and_rules_board() {
+    assert_eq!(session("showboard\n"), START_SHOWBOARD);
+    assert_eq!(session("gogui-rules_board\n"), START_RULES_BOARD);
+    let out = session("play b f5\ngogui-rules_board\ngogui-rules_legal_moves\nfinal_score\n");
+    assert_eq!(
+        out,
+        "=\n\n= ........\n........\n........\n...XXX..\n...OX...\n........\n........\n........\n\n\
+         = F4 D6 F6\n\n= B+62\n\n"
+    );
+}
+
+#[test]
+fn start_position_rules() {
+    let out = session("gogui-rules_legal_moves\nfinal_score\ngogui-rules_final_result\n");
+    assert_eq!(out, "= D3 C4 F5 E6\n\n= 0\n\n= Game not over\n\n");
+}
+
+#[test]
+fn clear_board_restores_start() {
+    let out = session("play b f5\nplay w f6\nclear_board\nshowboard\nundo\n");
+    assert_eq!(
+        out,
+        format!("=\n\n=\n\n=\n\n{START_SHOWBOARD}? cannot undo\n\n")
+    );
+}
+
+#[test]
+fn undo_at_start_and_after_setboard() {
+    assert_eq!(
+        session("undo\n5 undo\n"),
+        "? cannot undo\n\n?5 cannot undo\n\n"
+    );
+    let out = session(&format!("play b f5\nsetboard {}\nundo\n", white_blocked()));
+    assert_eq!(out, "=\n\n=\n\n? cannot undo\n\n");
+}
+
+#[test]
+fn play_and_undo() {
+    let mut g = gtp();
+    ok(&mut g, "play B F5");
+    ok(&mut g, "play white d6");
+    ok(&mut g, "play b C3");
+    assert_eq!(ok(&mut g, "gogui-rules_side_to_move"), "white");
+    ok(&mut g, "undo");
+    ok(&mut g, "undo");
+    ok(&mut g, "undo");
+    assert_eq!(
+        ok(&mut g, "showboard"),
+        START_SHOWBOARD[1..START_SHOWBOARD.len() - 2]
+    );
+    assert_eq!(err(&mut g, "undo"), "cannot undo");
+}
+
+#[test]
+fn setboard_accepts_spaced_cells_and_prints_position() {
+    let mut g = gtp();
+    ok(
+        &mut g,
+        "setboard ........ ........ ........ ...OX... ...XO... ........ ........ ........ O",
+    );
+    assert_eq!(ok(&mut g, "gogui-rules_side_to_move"), "white");
+    assert_eq!(ok(&mut g, "gogui-rules_legal_moves"), "E3 F4 C5 D6");
+    assert_eq!(
+        g.game().position().to_string(),
+        "---------------------------OX------XO--------------------------- O"
+    );
+    ok(
+        &mut g,
+        "setboard ---------------------------OX------XO--------------------------- X",
+    );
+    assert_eq!(
+        ok(&mut g, "showboard"),
+        START_SHOWBOARD[1..START_SHOWBOARD.len() - 2]
+    );
+}
+
+#[test]
+fn genmove_answers_are_legal_and_played() {
+    let mut g = gtp();
+    let mv = ok(&mut g, "genmove b");
+    assert!(["d3", "c4", "f5", "e6"].contains(&mv.as_str()), "{mv}");
+    assert_eq!(mv, mv.to_ascii_lowercase());
+    let mut mirror = Game::new();
+    mirror.play(Color::Black, mv.parse().unwrap()).unwrap();
+    assert_eq!(g.game().position(), mirror.position());
+    assert_eq!(err(&mut g, "genmove b"), "wrong color");
+    assert_eq!(g.game().position(), mirror.position());
+    // Whole game of genmoves, checked move by move against a mirror game.
+    let mut c = Color::White;
+    let mut passes = 0;
+    while passes < 2 {
+        let side = if c == Color::Black { "b" } else { "w" };
+        let answer = ok(&mut g, &format!("genmove {side}"));
+        let m: Move = answer.parse().expect("genmove answers a move");
+        if m == Move::Pass {
+            assert!(!mirror.has_legal_move(c), "{c} passed with a move");
+            passes += 1;
+        } else {
+            passes = 0;
+        }
+        mirror.play(c, m).expect("genmove answers a legal move");
+        assert_eq!(g.game().position(), mirror.position());
+        c = c.opposite();
+    }
+    assert!(mirror.is_over());
+    assert_eq!(ok(&mut g, "final_score"), mirror.final_score_text());
+    assert_eq!(ok(&mut g, "gogui-rules_legal_moves"), "");
+    // At game over genmove keeps answering pass.
+    let side = if c == Color::Black { "b" } else { "w" };
+    assert_eq!(ok(&mut g, &format!("genmove {side}")), "pass");
+}
+
+#[test]
+fn rule1_pass_only_when_blocked() {
+    // At the start black has moves: pass is illegal and changes nothing.
+    let out = session("play b pass\nplay B PASS\nplay b pa\ngogui-rules_side_to_move\nundo\n");
+    assert_eq!(
+        out,
+        "? illegal move\n\n? illegal move\n\n? illegal move\n\n= black\n\n? cannot undo\n\n"
+    );
+    // White blocked: every pass spelling is accepted for white, and is one undo step.
+    for spelling in ["pass", "PASS", "Pa", "ps"] {
+        let out = session(&format!(
+            "setboard {}\ngogui-rules_legal_moves\nplay W {spelling}\ngogui-rules_side_to_move\n\
+             gogui-rules_legal_moves\nundo\ngogui-rules_side_to_move\nundo\n",
+            white_blocked()
+        ));
+        assert_eq!(
+            out,
+            "=\n\n= pass\n\n=\n\n= black\n\n= C1\n\n=\n\n= white\n\n? cannot undo\n\n"
+        );
+    }
+}
+
+#[test]
+fn rule1_pass_at_game_over() {
+    let over = format!("XXX{} O", "-".repeat(61));
+    let p: Position = over.parse().unwrap();
+    assert!(p.board.is_game_over());
+    let out = session(&format!(
+        "setboard {over}\ngogui-rules_legal_moves\nplay w pass\nplay b pass\nfinal_score\n\
+         gogui-rules_final_result\nundo\nundo\nundo\n"
+    ));
+    assert_eq!(
+        out,
+        "=\n\n=\n\n=\n\n=\n\n= B+64\n\n= Black wins 3-0 (B+64)\n\n=\n\n=\n\n? cannot undo\n\n"
+    );
+}
+
+#[test]
+fn rule2_play_for_the_other_side_records_the_pass() {
+    // White to move but blocked: `play b c1` records white's pass, then c1; two undo steps.
+    let mut g = gtp();
+    ok(&mut g, &format!("setboard {}", white_blocked()));
+    let before = ok(&mut g, "gogui-rules_board");
+    ok(&mut g, "play b c1");
+    assert_eq!(g.game().history().len(), 2);
+    assert_eq!(g.game().history()[0].mv, Move::Pass);
+    assert_eq!(g.game().history()[0].color, Color::White);
+    assert_eq!(
+        ok(&mut g, "gogui-rules_board").lines().next(),
+        Some("........")
+    );
+    assert_eq!(
+        ok(&mut g, "gogui-rules_board").lines().last(),
+        Some("XXX.....")
+    );
+    assert_eq!(ok(&mut g, "final_score"), "B+64");
+    assert_eq!(
+        ok(&mut g, "gogui-rules_final_result"),
+        "Black wins 3-0 (B+64)"
+    );
+    ok(&mut g, "undo");
+    assert_eq!(ok(&mut g, "gogui-rules_side_to_move"), "black");
+    assert_eq!(ok(&mut g, "gogui-rules_board"), before);
+    ok(&mut g, "undo");
+    assert_eq!(ok(&mut g, "gogui-rules_side_to_move"), "white");
+    assert_eq!(err(&mut g, "undo"), "cannot undo");
+    // An illegal move for the other side does not record the pass either.
+    assert_eq!(err(&mut g, "play b h8"), "illegal move");
+    assert_eq!(g.game().history().len(), 0);
+    assert_eq!(ok(&mut g, "gogui-rules_side_to_move"), "white");
+    // When the side to move is not blocked, playing for the other colour is refused.
+    let out = session("play w d3\nplay w pass\ngogui-rules_side_to_move\n");
+    assert_eq!(out, "? wrong color\n\n? wrong color\n\n= black\n\n");
+}
+
+#[test]
+fn rule3_genmove_for_the_other_side_inserts_the_pass() {
+    // Forced: white to move, blocked; black's only move is c1.
+    let out = session(&format!(
+        "setboard {}\ngenmove b\ngogui-rules_legal_moves\ngenmove w\ngenmove b\nundo\nundo\nundo\n\
+         gogui-rules_side_to_move\nundo\ngogui-rules_side_to_move\nundo\n",
+        white_blocked()
+    ));
+    // genmove b: pass inserted, c1 played (game over). genmove w / b: passes recorded.
+    assert_eq!(
+        out,
+        "=\n\n= c1\n\n=\n\n= pass\n\n= pass\n\n=\n\n=\n\n=\n\n= black\n\n=\n\n= white\n\n\
+         ? cannot undo\n\n"
+    );
+    // Not forced: black to move, blocked; genmove w picks one of c1, a3, c3.
+    let mut g = gtp();
+    ok(&mut g, &format!("setboard {}", black_blocked()));
+    let before = ok(&mut g, "gogui-rules_board");
+    assert_eq!(ok(&mut g, "gogui-rules_legal_moves"), "pass");
+    let mv = ok(&mut g, "genmove w");
+    assert!(["c1", "a3", "c3"].contains(&mv.as_str()), "{mv}");
+    assert_eq!(g.game().history().len(), 2);
+    ok(&mut g, "undo");
+    ok(&mut g, "undo");
+    assert_eq!(ok(&mut g, "gogui-rules_board"), before);
+    assert_eq!(ok(&mut g, "gogui-rules_side_to_move"), "black");
+    // genmove for the wrong colour when the side to move has moves.
+    assert_eq!(
+        session("genmove w\n3 genmove white\n"),
+        "? wrong color\n\n?3 wrong color\n\n"
+    );
+}
+
+#[test]
+fn rule4_genmove_when_blocked_records_a_pass() {
+    let out = session(&format!(
+        "setboard {}\ngenmove b\ngogui-rules_side_to_move\ngogui-rules_legal_moves\nundo\n\
+         gogui-rules_side_to_move\n",
+        black_blocked()
+    ));
+    assert_eq!(
+        out,
+        "=\n\n= pass\n\n= white\n\n= C1 A3 C3\n\n=\n\n= black\n\n"
+    );
+}
+
+#[test]
+fn reg_genmove_does_not_play() {
+    let out = session(&format!(
+        "setboard {}\ngogui-rules_board\nreg_genmove b\nreg_genmove w\nreg_genmove B\n\
+         gogui-rules_board\ngogui-rules_side_to_move\nundo\n",
+        white_blocked()
+    ));
+    let board =
+        "= ........\n........\n........\n........\n........\n........\n........\nXO......\n\n";
+    assert_eq!(
+        out,
+        format!("=\n\n{board}= c1\n\n= pass\n\n= c1\n\n{board}= white\n\n? cannot undo\n\n")
+    );
+    let mut g = gtp();
+    let mv = ok(&mut g, "reg_genmove b");
+    assert!(["d3", "c4", "f5", "e6"].contains(&mv.as_str()), "{mv}");
+    assert_eq!(g.game(), &Game::new());
+    assert_eq!(err(&mut g, "reg_genmove w"), "wrong color");
+}
+
+#[test]
+fn bad_input_leaves_the_game_unchanged() {
+    let mut g = gtp();
+    ok(&mut g, "play b f5");
+    ok(&mut g, "play w d6");
+    let board = ok(&mut g, "showboard");
+    let before = g.game().clone();
+    let cases: &[(&str, &str)] = &[
+        ("frobnicate", "unknown command"),
+        (
+            "play b z9",
+            "syntax error: bad move 'z9' (expected a1-h8 or pass)",
+        ),
+        (
+            "play red c3",
+            "syntax error: bad color 'red' (expected b, black, w or white)",
+        ),
+        ("play b", "syntax error: expected play <color> <move>"),
+        ("play", "syntax error: expected play <color> <move>"),
+        ("play b f5", "occupied square f5"),
+        ("play b a1", "illegal move"),
+        ("play b pass", "illegal move"),
+        ("play w c3", "wrong color"),
+        ("genmove w", "wrong color"),
+        ("genmove", "syntax error: expected genmove <color>"),
+        (
+            "genmove purple",
+            "syntax error: bad color 'purple' (expected b, black, w or white)",
+        ),
+        ("reg_genmove", "syntax error: expected reg_genmove <color>"),
+        (
+            "setboard",
+            "syntax error: expected setboard <64 cells> <side to move>",
+        ),
+        (
+            "setboard ----",
+            "syntax error: board string has 4 cells, expected 64 then the side to move",
+        ),
+        (
+            "setboard --z",
+            "syntax error: bad board cell 'z' at cell 3 (expected X x * B b, O o W w, - .)",
+        ),
+        ("boardsize 19", "unacceptable size"),
+        ("boardsize", "syntax error: expected a board size"),
+        ("set_game Go", "unsupported game"),
+        ("known_command", "syntax error: expected a command name"),
+        (
+            "time_settings 10 x 0",
+            "syntax error: bad time 'x' (expected seconds)",
+        ),
+        (
+            "time_settings 10 0",
+            "syntax error: expected time_settings <main> <byo-yomi> <stones>",
+        ),
+        (
+            "time_left b 10 -1",
+            "syntax error: bad count '-1' (expected a whole number)",
+        ),
+        (
+            "time_left q 10 0",
+            "syntax error: bad color 'q' (expected b, black, w or white)",
+        ),
+    ];
+    let no_side = format!("setboard {}", "-".repeat(64));
+    let no_side_case = [(
+        no_side.as_str(),
+        "syntax error: board string lacks the side to move (X or O)",
+    )];
+    for (cmd, msg) in cases.iter().chain(no_side_case.iter()) {
+        assert_eq!(err(&mut g, cmd), *msg, "{cmd}");
+        assert_eq!(g.game(), &before, "{cmd} changed the game");
+        assert_eq!(ok(&mut g, "showboard"), board, "{cmd}");
+    }
+    // With an id, the same failures carry it.
+    assert_eq!(
+        g.handle_line("42 play b a1"),
+        Some("?42 illegal move\n\n".to_string())
+    );
+    assert_eq!(
+        g.handle_line("43"),
+        Some("?43 syntax error: expected a command after the id\n\n".to_string())
+    );
+    assert_eq!(g.game(), &before);
+}
+
+#[test]
+fn time_commands_are_accepted_and_genmove_stays_legal() {
+    let out = session(
+        "time_settings 300 0 0\ntime_left b 12.5 0\ntime_left W 30 0\ntime_settings 0 60 10\n\
+         time_left black 45.25 7\ntime_settings 10 5 0\n",
+    );
+    assert_eq!(out, "=\n\n=\n\n=\n\n=\n\n=\n\n=\n\n");
+    let mut g = gtp();
+    ok(&mut g, "time_settings 60 0 0");
+    ok(&mut g, "time_left b 59.5 0");
+    let mv = ok(&mut g, "genmove b");
+    assert!(["d3", "c4", "f5", "e6"].contains(&mv.as_str()), "{mv}");
+}
+
+#[test]
+fn two_sessions_side_by_side() {
+    // GoGui runs a second copy as referee: sessions share nothing.
+    let mut a = gtp();
+    let mut b = gtp();
+    ok(&mut a, "play b f5");
+    assert_eq!(ok(&mut b, "gogui-rules_side_to_move"), "black");
+    assert_eq!(ok(&mut a, "gogui-rules_side_to_move"), "white");
+}
