@@ -10,11 +10,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 
 use flank::Board;
 use flank::engine::{Engine, EngineConfig};
+use flank::gtp::GtpOptions;
 use flank::perft::{PassRule, perft};
 use flank::solve::{SolveKind, SolveOptions, nodes_per_second, run_solve, solve_problems};
 
@@ -37,7 +38,7 @@ enum Command {
     Perft(PerftArgs),
     /// Search a fixed set of positions on one thread and print the node total (the search
     /// fingerprint) and nodes/s.
-    Bench(EngineArgs),
+    Bench(BenchArgs),
 }
 
 /// Settings shared by every command that searches.
@@ -105,6 +106,16 @@ struct SolveArgs {
 }
 
 #[derive(Args, Debug)]
+struct BenchArgs {
+    /// Midgame search depth in plies.
+    #[arg(long, default_value_t = flank::bench::DEFAULT_BENCH_DEPTH, value_parser = clap::value_parser!(u32).range(1..=30))]
+    depth: u32,
+    /// Transposition table size in MiB (part of the fingerprint).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    hash: u64,
+}
+
+#[derive(Args, Debug)]
 struct PerftArgs {
     /// Depth in plies.
     #[arg(value_parser = clap::value_parser!(u32).range(0..=20))]
@@ -148,13 +159,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
-    let _ = args;
-    bail!("gtp: not built yet")
+    let mut options = GtpOptions {
+        depth: args.depth,
+        verbose: args.verbose,
+        ..GtpOptions::default()
+    };
+    if let Some(ms) = args.move_time {
+        options.move_time_ms = ms;
+    }
+    let engine = Engine::new(args.engine.config());
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    flank::gtp::run(io::stdin().lock(), &mut out, engine, options).context("GTP I/O failed")?;
+    Ok(ExitCode::SUCCESS)
 }
 
-fn run_bench(args: EngineArgs) -> Result<ExitCode> {
-    let _ = args;
-    bail!("bench: not built yet")
+fn run_bench(args: BenchArgs) -> Result<ExitCode> {
+    let r = flank::bench::run_bench(args.hash as usize, args.depth);
+    println!(
+        "bench: {} positions, {} nodes, {} ms, {} nodes/s",
+        r.positions, r.nodes, r.time_ms, r.nps
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
