@@ -10,10 +10,11 @@ use flank::game::Game;
 use flank::gtp::{COMMANDS, Gtp, GtpOptions, run};
 use flank::square::{Color, Move};
 
-/// Options for tests: a shallow fixed depth so genmove is fast and needs no clock.
+/// Options for tests: 20 ms per move, so genmove stays fast whatever the search does (the
+/// tests never depend on which legal move is chosen).
 fn options() -> GtpOptions {
     GtpOptions {
-        depth: Some(2),
+        move_time_ms: 20,
         ..GtpOptions::default()
     }
 }
@@ -531,6 +532,34 @@ fn time_commands_are_accepted_and_genmove_stays_legal() {
     ok(&mut g, "time_left b 59.5 0");
     let mv = ok(&mut g, "genmove b");
     assert!(["d3", "c4", "f5", "e6"].contains(&mv.as_str()), "{mv}");
+}
+
+#[test]
+fn fixed_depth_option_answers_legal_moves() {
+    let opts = GtpOptions {
+        depth: Some(1),
+        verbose: true,
+        ..GtpOptions::default()
+    };
+    assert_eq!(GtpOptions::default().move_time_ms, 1000);
+    let mut out: Vec<u8> = Vec::new();
+    run(
+        "genmove b\ngenmove w\ngogui-rules_side_to_move\n".as_bytes(),
+        &mut out,
+        engine(),
+        opts,
+    )
+    .unwrap();
+    let out = String::from_utf8(out).unwrap();
+    let answers: Vec<&str> = out.split("\n\n").collect();
+    assert_eq!(answers.len(), 4, "{out:?}");
+    let mut mirror = Game::new();
+    for (a, c) in answers[..2].iter().zip([Color::Black, Color::White]) {
+        let m: Move = a.strip_prefix("= ").expect("success").parse().unwrap();
+        mirror.play(c, m).expect("legal");
+    }
+    assert_eq!(answers[2], "= black");
+    assert_eq!(answers[3], "");
 }
 
 #[test]
