@@ -312,6 +312,11 @@ impl Gtp {
         &self.game
     }
 
+    /// The clocks (as set by `time_settings`/`time_left` and our own thinking time).
+    pub fn time(&self) -> &TimeManager {
+        &self.time
+    }
+
     /// True once `quit` has been answered.
     pub fn should_quit(&self) -> bool {
         self.quit

@@ -9,6 +9,7 @@ use flank::format::Position;
 use flank::game::Game;
 use flank::gtp::{COMMANDS, Gtp, GtpOptions, run};
 use flank::square::{Color, Move};
+use flank::timeman::{Clock, TimeControl};
 
 /// Options for tests: 20 ms per move, so genmove stays fast whatever the search does (the
 /// tests never depend on which legal move is chosen).
@@ -528,10 +529,39 @@ fn time_commands_are_accepted_and_genmove_stays_legal() {
     );
     assert_eq!(out, "=\n\n=\n\n=\n\n=\n\n=\n\n=\n\n");
     let mut g = gtp();
-    ok(&mut g, "time_settings 60 0 0");
-    ok(&mut g, "time_left b 59.5 0");
+    ok(&mut g, "time_settings 2 0 0");
+    assert_eq!(g.time().control(), TimeControl::Absolute { main_ms: 2000 });
+    ok(&mut g, "time_left b 1.5 0");
+    assert_eq!(
+        g.time().clock(Color::Black),
+        Clock {
+            remaining_ms: 1500,
+            stones_left: 0
+        }
+    );
     let mv = ok(&mut g, "genmove b");
     assert!(["d3", "c4", "f5", "e6"].contains(&mv.as_str()), "{mv}");
+    // Black's thinking time is charged to black only.
+    assert_eq!(g.time().clock(Color::White).remaining_ms, 2000);
+    ok(&mut g, "time_settings 0 60 10");
+    assert_eq!(
+        g.time().clock(Color::White),
+        Clock {
+            remaining_ms: 60_000,
+            stones_left: 10
+        }
+    );
+    ok(&mut g, "time_left w 7.25 3");
+    assert_eq!(
+        g.time().clock(Color::White),
+        Clock {
+            remaining_ms: 7250,
+            stones_left: 3
+        }
+    );
+    // "No time limit": per-move time again.
+    ok(&mut g, "time_settings 10 5 0");
+    assert_eq!(g.time().control(), TimeControl::NoLimit);
 }
 
 #[test]
