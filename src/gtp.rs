@@ -10,7 +10,7 @@
 //! (after answering it) or at end of input. Nothing but answers is written to the output:
 //! search info goes to stderr when [`GtpOptions::verbose`] is on.
 //!
-//! Passes (see [`crate::game`]): `play C pass` (also `PASS`, `pa`, `ps`) is accepted when `C`
+//! Passes (see [`crate::game`]): `play C pass` (any case, also `pa`, `ps`, `--`) is accepted when `C`
 //! has no legal move, game over included; `play C V` for the colour not to move records the
 //! blocked side's pass first; `genmove C` does the same, and answers `= pass` (recording the
 //! pass) when `C` has no move, also at game over. Moves are answered in lower case (`= f5`).
@@ -312,6 +312,11 @@ impl Gtp {
         &self.game
     }
 
+    /// The clocks (as set by `time_settings`/`time_left` and our own thinking time).
+    pub fn time(&self) -> &TimeManager {
+        &self.time
+    }
+
     /// True once `quit` has been answered.
     pub fn should_quit(&self) -> bool {
         self.quit
@@ -474,6 +479,17 @@ impl Gtp {
             }
         };
         let result = self.engine.search(board, &limits, &mut on_info);
+        if verbose {
+            eprintln!(
+                "flank: {color} {} score {:+}{} depth {} nodes {} time {} ms",
+                result.best,
+                result.score,
+                if result.exact { " exact" } else { "" },
+                result.depth,
+                result.nodes,
+                result.time_ms
+            );
+        }
         match result.best {
             Move::Play(sq) if moves & sq.bit() != 0 => result.best,
             other => {

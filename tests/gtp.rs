@@ -9,11 +9,13 @@ use flank::format::Position;
 use flank::game::Game;
 use flank::gtp::{COMMANDS, Gtp, GtpOptions, run};
 use flank::square::{Color, Move};
+use flank::timeman::{Clock, TimeControl};
 
-/// Options for tests: a shallow fixed depth so genmove is fast and needs no clock.
+/// Options for tests: 20 ms per move, so genmove stays fast whatever the search does (the
+/// tests never depend on which legal move is chosen).
 fn options() -> GtpOptions {
     GtpOptions {
-        depth: Some(2),
+        move_time_ms: 20,
         ..GtpOptions::default()
     }
 }
@@ -527,10 +529,67 @@ fn time_commands_are_accepted_and_genmove_stays_legal() {
     );
     assert_eq!(out, "=\n\n=\n\n=\n\n=\n\n=\n\n=\n\n");
     let mut g = gtp();
-    ok(&mut g, "time_settings 60 0 0");
-    ok(&mut g, "time_left b 59.5 0");
+    ok(&mut g, "time_settings 2 0 0");
+    assert_eq!(g.time().control(), TimeControl::Absolute { main_ms: 2000 });
+    ok(&mut g, "time_left b 1.5 0");
+    assert_eq!(
+        g.time().clock(Color::Black),
+        Clock {
+            remaining_ms: 1500,
+            stones_left: 0
+        }
+    );
     let mv = ok(&mut g, "genmove b");
     assert!(["d3", "c4", "f5", "e6"].contains(&mv.as_str()), "{mv}");
+    // Black's thinking time is charged to black only.
+    assert_eq!(g.time().clock(Color::White).remaining_ms, 2000);
+    ok(&mut g, "time_settings 0 60 10");
+    assert_eq!(
+        g.time().clock(Color::White),
+        Clock {
+            remaining_ms: 60_000,
+            stones_left: 10
+        }
+    );
+    ok(&mut g, "time_left w 7.25 3");
+    assert_eq!(
+        g.time().clock(Color::White),
+        Clock {
+            remaining_ms: 7250,
+            stones_left: 3
+        }
+    );
+    // "No time limit": per-move time again.
+    ok(&mut g, "time_settings 10 5 0");
+    assert_eq!(g.time().control(), TimeControl::NoLimit);
+}
+
+#[test]
+fn fixed_depth_option_answers_legal_moves() {
+    let opts = GtpOptions {
+        depth: Some(1),
+        verbose: true,
+        ..GtpOptions::default()
+    };
+    assert_eq!(GtpOptions::default().move_time_ms, 1000);
+    let mut out: Vec<u8> = Vec::new();
+    run(
+        "genmove b\ngenmove w\ngogui-rules_side_to_move\n".as_bytes(),
+        &mut out,
+        engine(),
+        opts,
+    )
+    .unwrap();
+    let out = String::from_utf8(out).unwrap();
+    let answers: Vec<&str> = out.split("\n\n").collect();
+    assert_eq!(answers.len(), 4, "{out:?}");
+    let mut mirror = Game::new();
+    for (a, c) in answers[..2].iter().zip([Color::Black, Color::White]) {
+        let m: Move = a.strip_prefix("= ").expect("success").parse().unwrap();
+        mirror.play(c, m).expect("legal");
+    }
+    assert_eq!(answers[2], "= black");
+    assert_eq!(answers[3], "");
 }
 
 #[test]
