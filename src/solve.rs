@@ -266,15 +266,15 @@ pub fn solve_problems<W: Write>(
     Ok(sum)
 }
 
-/// The built-in positions `flank solve` solves when given no file: games played from common
-/// openings by a fixed mobility-greedy policy and stopped at 16–22 empties, written as
-/// transcripts so that every position is legal by construction.
+/// The built-in positions `flank solve` solves when given no file: flank's own depth-6
+/// self-play from common openings, stopped at 18–22 empties, written as transcripts so that
+/// every position is legal by construction.
 pub const BUILTIN_TRANSCRIPTS: [&str; 5] = [
-    "f5f4e3f6d3c4f3e2d2c3b3b5c5b4e6e7f2b2c2e1d1c1a1a3b1g1f1b6h1c6a2g3g5g4a4h5d6c7g7f7a5h8g2d7",
-    "f5f6e6f4e3c5c6d6g6d7b5g4g5c4e7h5c3h7h6f7h8h4g7g8h3b2a1b3d3b4f3c7b6a4a6a5a2a7a3c2a8b1",
-    "f5d6c3d3c4f3f4b5b4b3a4c5d2a3a2d1c2e2e3f2e1f1d7e6f6c1b2b1a1g4h4g6g5h5h3g3h2h1g2g1",
-    "f5d6c4d3c3f3f4b5b4b3a4c5e7a5a3a2c2g4e3f6a6b2a1b1e6f7g5e2e1g6d2e8c1f1h5h4g1h6g2f2",
-    "f5d6c5f4e3d3c2f3e6g5h5c6c4f6g4g3g6d2f7h6d7d8c8e7e8g8d1c7g7h3h7h4h2h8b5h1e2e1",
+    "f5f6e6f4e3c5c4d6g4d3c6f3g5h5c7h4h3g6g3d7d2e2e1h2c3f2d8c1c2b5b4a4a3a2a5a6b6a7e7b3h7c8",
+    "f5d6c3d3c4f4c5b3d2c6b4a3b5a4a5a6b2c2a2a1b6e3c1b1d1a7e2e6f3f6f7e1c7d8d7e8b8e7b7g3f1",
+    "f5d6c3d3c4b3c6f4e6c5b5d7c7e7e3b4f6a5b6c8a4a6a3a2e8f8d8g5g6g4f3f7h3c2h6d2d1f2e2g3",
+    "f5d6c4d3c3b3c6f4e6c5b5d7c7e7e3b4f6a5b6c8a4a6a3a2e8f8d8g5g6g4f3f7h3c2h6d2d1f2e2",
+    "f5f6e6f4e3c5c4d6g4d3c6f3g5h5c7h4h3g6g3d7d2e2e1h2c3f2d8c1c2b5b4a4a3a2a5a6b6a7",
 ];
 
 /// The built-in problems (no expected scores), parsed from [`BUILTIN_TRANSCRIPTS`].
@@ -306,6 +306,6 @@ mod tests {
                     .empties()
             })
             .collect();
-        assert_eq!(empties, vec![16, 18, 20, 20, 22]);
+        assert_eq!(empties, vec![18, 19, 20, 21, 22]);
     }
 }
