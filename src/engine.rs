@@ -207,7 +207,7 @@ impl Engine {
                     ..i.clone()
                 });
             };
-            let r = self.search_movable(&mut s, &child, limits, soft, start, &mut wrapped);
+            let r = self.search_smp(&mut s, &child, limits, soft, start, &mut wrapped);
             let mut pv = vec![Move::Pass];
             pv.extend_from_slice(&r.pv);
             return SearchResult {
@@ -217,7 +217,46 @@ impl Engine {
                 ..r
             };
         }
-        self.search_movable(&mut s, board, limits, soft, start, on_info)
+        self.search_smp(&mut s, board, limits, soft, start, on_info)
+    }
+
+    /// Runs [`Engine::search_movable`] on this thread and, with `threads > 1`, the same search
+    /// on helper threads sharing the TT (Lazy SMP): helpers only fill the TT; the answer is
+    /// the main thread's. Helpers stop when the main search ends; their nodes are added.
+    fn search_smp(
+        &mut self,
+        s: &mut Searcher,
+        board: &Board,
+        limits: &SearchLimits,
+        soft: Option<Instant>,
+        start: Instant,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let helpers = self.config.threads.saturating_sub(1);
+        if helpers == 0 {
+            return self.search_movable(s, board, limits, soft, start, on_info);
+        }
+        let helper_stop = Arc::new(AtomicBool::new(false));
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (1..=helpers)
+                .map(|i| {
+                    let mut h =
+                        Searcher::new(self.tt.clone(), helper_stop.clone(), limits.deadline);
+                    let b = *board;
+                    let limits = limits.clone();
+                    scope.spawn(move || {
+                        helper_search(&mut h, &b, &limits, i);
+                        h.nodes
+                    })
+                })
+                .collect();
+            let mut r = self.search_movable(s, board, limits, soft, start, on_info);
+            helper_stop.store(true, Ordering::Relaxed);
+            for h in handles {
+                r.nodes += h.join().unwrap_or(0);
+            }
+            r
+        })
     }
 
     /// [`Engine::search`] for a board whose side to move has a legal move.
@@ -361,6 +400,40 @@ impl Engine {
             time_ms: elapsed_ms(start),
             pv: it.pv,
         }
+    }
+}
+
+/// The work of Lazy SMP helper `i` (1-based): the main thread's search without reporting,
+/// odd helpers starting their midgame iterations one ply deeper for diversity.
+fn helper_search(h: &mut Searcher, b: &Board, limits: &SearchLimits, i: usize) {
+    let empties = b.empties();
+    let solve_window = match limits.mode {
+        SolveMode::Exact => Some((-64, 64)),
+        SolveMode::Wld => Some((-1, 1)),
+        SolveMode::Auto if empties <= AUTO_SOLVE_EMPTIES => Some((-64, 64)),
+        _ => None,
+    };
+    if let Some((alpha, beta)) = solve_window {
+        h.solve(b, alpha, beta);
+        return;
+    }
+    let max = limits
+        .depth
+        .unwrap_or(60)
+        .min(if limits.mode == SolveMode::Auto {
+            empties
+        } else {
+            60
+        });
+    let mut guess = None;
+    for depth in (1 + (i as u32 & 1))..=max {
+        match h.mid_root(b, depth, guess) {
+            Some((v, _)) => guess = Some(v),
+            None => return,
+        }
+    }
+    if limits.mode == SolveMode::Auto && empties <= AUTO_TRY_SOLVE_EMPTIES {
+        h.solve(b, -64, 64);
     }
 }
 

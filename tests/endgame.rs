@@ -199,3 +199,21 @@ fn pass_and_game_over_positions() {
     }
     assert!(found > 0, "no pass position among the children");
 }
+
+#[test]
+fn lazy_smp_gives_the_same_scores() {
+    let Some(text) = data_file("endgame/fforum-1-19.obf") else {
+        return;
+    };
+    let mut e = Engine::new(EngineConfig {
+        hash_mb: 16,
+        threads: 2,
+    });
+    for (i, p) in problems(&text).iter().enumerate().take(8) {
+        let r = solve(&mut e, &p.position.board, SolveMode::Exact);
+        assert_eq!(Some(r.score), p.expected, "FFO #{} with 2 threads", i + 1);
+        assert!(p.best_moves().contains(&r.best), "FFO #{}", i + 1);
+        let w = solve(&mut e, &p.position.board, SolveMode::Wld);
+        assert_eq!(Some(w.score), p.expected.map(|s| s.signum()));
+    }
+}
