@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::board::{Board, SCORE_INF, Score, flips, get_moves, neighbours};
+use crate::board::{Board, SCORE_INF, Score, flips_rays as flips, get_moves, neighbours};
 use crate::square::{Move, Square};
 use crate::tt::{Bound, TranspositionTable};
 
@@ -19,6 +19,34 @@ use crate::tt::{Bound, TranspositionTable};
 pub const TT_MIN_EMPTIES: u32 = 9;
 /// Empties at and above which moves are sorted fastest-first (below: parity ordering).
 pub const FASTEST_FIRST_EMPTIES: u32 = 7;
+/// Empties at and above which moves are ordered by a shallow midgame search.
+pub const SEARCH_ORDER_EMPTIES: u32 = 16;
+
+/// The 8-neighbourhood of each square: a move there can only flip if an opponent disc is in it.
+const NEIGHBOUR: [u64; 64] = {
+    let mut t = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let x = 1u64 << sq;
+        let h = ((x << 1) & 0xFEFE_FEFE_FEFE_FEFE) | ((x >> 1) & 0x7F7F_7F7F_7F7F_7F7F);
+        let v = x | h;
+        t[sq] = h | (v << 8) | (v >> 8);
+        sq += 1;
+    }
+    t
+};
+
+/// Flips of `p` playing `x` against `o`, skipping the full computation when no opponent disc
+/// touches `x`.
+#[inline(always)]
+fn flips_near(p: u64, o: u64, x: u32) -> u64 {
+    if NEIGHBOUR[x as usize] & o == 0 {
+        0
+    } else {
+        flips(p, o, x)
+    }
+}
+
 /// Nodes between two checks of the stop flag and the deadline.
 const CHECK_INTERVAL: u64 = 4096;
 
@@ -222,11 +250,11 @@ impl Searcher {
     fn last1(&mut self, p: u64, o: u64, x: u32) -> Score {
         self.nodes += 1;
         let pc = p.count_ones() as Score;
-        let f = flips(p, o, x);
+        let f = flips_near(p, o, x);
         if f != 0 {
             return 2 * (pc + f.count_ones() as Score + 1) - 64;
         }
-        let g = flips(o, p, x);
+        let g = flips_near(o, p, x);
         if g != 0 {
             return 2 * (pc - g.count_ones() as Score) - 64;
         }
@@ -239,14 +267,14 @@ impl Searcher {
     fn last2(&mut self, p: u64, o: u64, alpha: Score, x1: u32, x2: u32) -> Score {
         self.nodes += 1;
         let mut best = -SCORE_INF;
-        let f = flips(p, o, x1);
+        let f = flips_near(p, o, x1);
         if f != 0 {
             best = -self.last1(o ^ f, p ^ f ^ (1 << x1), x2);
             if best > alpha {
                 return best;
             }
         }
-        let f = flips(p, o, x2);
+        let f = flips_near(p, o, x2);
         if f != 0 {
             return best.max(-self.last1(o ^ f, p ^ f ^ (1 << x2), x1));
         }
@@ -256,14 +284,14 @@ impl Searcher {
         // The side to move passes: the opponent minimises.
         self.nodes += 1;
         let mut best = SCORE_INF;
-        let f = flips(o, p, x1);
+        let f = flips_near(o, p, x1);
         if f != 0 {
             best = self.last1(p ^ f, o ^ f ^ (1 << x1), x2);
             if best <= alpha {
                 return best;
             }
         }
-        let f = flips(o, p, x2);
+        let f = flips_near(o, p, x2);
         if f != 0 {
             return best.min(self.last1(p ^ f, o ^ f ^ (1 << x2), x1));
         }
@@ -304,7 +332,7 @@ impl Searcher {
         self.nodes += 1;
         let mut best = -SCORE_INF;
         for (x, a, b) in [(x1, x2, x3), (x2, x1, x3), (x3, x1, x2)] {
-            let f = flips(p, o, x);
+            let f = flips_near(p, o, x);
             if f != 0 {
                 let v = -self.last2(o ^ f, p ^ f ^ (1 << x), -alpha - 1, a, b);
                 if v > best {
@@ -346,7 +374,7 @@ impl Searcher {
         let mut best = -SCORE_INF;
         for i in 0..4 {
             let x = xs[i];
-            let f = flips(p, o, x);
+            let f = flips_near(p, o, x);
             if f != 0 {
                 let r: [u32; 3] = match i {
                     0 => [xs[1], xs[2], xs[3]],
@@ -420,7 +448,7 @@ impl Searcher {
                 while m != 0 {
                     let x = m.trailing_zeros();
                     m &= m - 1;
-                    let f = flips(p, o, x);
+                    let f = flips_near(p, o, x);
                     let v =
                         -self.nws_shallow(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
                     if v > best {
@@ -498,6 +526,31 @@ impl Searcher {
         list
     }
 
+    /// Move ordering at high empties: fastest-first keys plus a shallow midgame search of
+    /// each child (depth 1–2 plies), as Edax does far from the leaves; TT move first.
+    fn search_order(
+        &mut self,
+        b: &Board,
+        moves: u64,
+        tt_move: Option<u8>,
+        empties: u32,
+    ) -> MoveList {
+        let mut list = self.fastest_first(b.player, b.opponent, moves, tt_move);
+        let depth = if empties >= 18 { 2 } else { 1 };
+        let w = 128;
+        for i in 0..list.n {
+            if list.key[i] == i32::MIN {
+                continue;
+            }
+            let x = list.sq[i];
+            let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
+            let (v, _) = self.mid_pvs(&c, -SCORE_INF, SCORE_INF, depth, true);
+            list.key[i] += w * v;
+        }
+        list.sort();
+        list
+    }
+
     /// Exact null-window search: is the score of `b` (with `empties` empties) above `alpha`?
     /// Fail-soft: returns a value ≤ alpha (an upper bound) or > alpha (a lower bound).
     pub fn nws(&mut self, b: &Board, alpha: Score, empties: u32) -> Score {
@@ -551,7 +604,11 @@ impl Searcher {
             best = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
             best_move = x;
         } else {
-            let list = self.fastest_first(p, o, moves, tt_move);
+            let list = if empties >= SEARCH_ORDER_EMPTIES {
+                self.search_order(&b, moves, tt_move, empties)
+            } else {
+                self.fastest_first(p, o, moves, tt_move)
+            };
             for i in 0..list.n {
                 let x = list.sq[i];
                 let f = flips(p, o, x);
@@ -632,7 +689,11 @@ impl Searcher {
             }
         }
         let alpha0 = alpha;
-        let list = self.fastest_first(p, o, moves, tt_move);
+        let list = if empties >= SEARCH_ORDER_EMPTIES {
+            self.search_order(b, moves, tt_move, empties)
+        } else {
+            self.fastest_first(p, o, moves, tt_move)
+        };
         let mut best = -SCORE_INF;
         let mut best_move = list.sq[0];
         for i in 0..list.n {

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use crate::board::{Board, SCORE_INF, Score, flips, get_moves};
+use crate::board::{Board, SCORE_INF, Score, flips_rays as flips, get_moves};
 use crate::endgame::Searcher;
 use crate::eval::evaluate;
 use crate::square::{Move, Square};
