@@ -107,6 +107,8 @@ pub const AUTO_SOLVE_EMPTIES: u32 = 14;
 /// Empties at or below which [`SolveMode::Auto`] tries an exact solve after its midgame
 /// iterations when a time limit leaves room (a deadline aborts the try).
 pub const AUTO_TRY_SOLVE_EMPTIES: u32 = 24;
+/// Empties at or below which [`SolveMode::Auto`] without any depth or time limit solves.
+pub const AUTO_UNTIMED_SOLVE_EMPTIES: u32 = 20;
 /// Midgame depth used when neither a depth nor any time limit is given.
 pub const DEFAULT_DEPTH: u32 = 10;
 
@@ -160,9 +162,11 @@ impl Engine {
     /// - [`SolveMode::Wld`]: `score` is −1, 0 or +1, `exact` true.
     /// - [`SolveMode::Midgame`]: iterative deepening to `limits.depth` (default
     ///   [`DEFAULT_DEPTH`] when no time limit is given, else unbounded within the time).
-    /// - [`SolveMode::Auto`]: exact solve at ≤ [`AUTO_SOLVE_EMPTIES`] empties; otherwise
-    ///   iterative deepening, then an exact solve at ≤ [`AUTO_TRY_SOLVE_EMPTIES`] empties if
-    ///   the soft time has not passed (aborted at the deadline, keeping the midgame result).
+    /// - [`SolveMode::Auto`]: exact solve at ≤ [`AUTO_SOLVE_EMPTIES`] empties (or ≤
+    ///   [`AUTO_UNTIMED_SOLVE_EMPTIES`] with no limit at all); otherwise iterative deepening,
+    ///   and with a time limit at ≤ [`AUTO_TRY_SOLVE_EMPTIES`] empties, the midgame gets a
+    ///   quarter of the soft time and an exact solve follows, bounded by the deadline (or
+    ///   twice the soft time); if it does not finish, the midgame result is returned.
     ///
     /// If the side to move has no move but the game goes on, `best` is [`Move::Pass`] and the
     /// score is the negated score of the passed position; at game over `best` is a pass and
@@ -290,17 +294,33 @@ impl Engine {
                 self.midgame(s, board, max, soft, start, on_info)
             }
             SolveMode::Auto => {
-                if empties <= AUTO_SOLVE_EMPTIES {
+                let timed = soft.is_some() || limits.deadline.is_some();
+                if empties <= AUTO_SOLVE_EMPTIES
+                    || (!timed && limits.depth.is_none() && empties <= AUTO_UNTIMED_SOLVE_EMPTIES)
+                {
                     return self.solve_or_fallback(s, board, -64, 64, start, on_info);
                 }
-                let timed = soft.is_some() || limits.deadline.is_some();
+                let try_solve = timed && empties <= AUTO_TRY_SOLVE_EMPTIES;
                 let max = limits
                     .depth
                     .unwrap_or(if timed { 60 } else { DEFAULT_DEPTH })
                     .min(empties);
-                let mid = self.midgame(s, board, max, soft, start, on_info);
+                // Before a solve attempt, the midgame only gets a quarter of the soft time: it
+                // provides the fallback move and fills the TT for move ordering.
+                let mid_soft = match (try_solve, limits.time_ms) {
+                    (true, Some(ms)) => Some(start + Duration::from_millis(ms / 4)),
+                    _ => soft,
+                };
+                let mid = self.midgame(s, board, max, mid_soft, start, on_info);
                 let room = soft.is_none_or(|d| Instant::now() < d);
-                if empties <= AUTO_TRY_SOLVE_EMPTIES && timed && room {
+                if try_solve && room {
+                    // Bounded by the hard deadline, or by twice the soft time without one.
+                    let solve_deadline = limits.deadline.or_else(|| {
+                        limits
+                            .time_ms
+                            .map(|ms| start + Duration::from_millis(ms.saturating_mul(2)))
+                    });
+                    s.set_deadline(solve_deadline);
                     if let Some(r) = self.try_solve(s, board, -64, 64, start, on_info) {
                         return r;
                     }

@@ -217,3 +217,34 @@ fn lazy_smp_gives_the_same_scores() {
         assert_eq!(Some(w.score), p.expected.map(|s| s.signum()));
     }
 }
+
+#[test]
+fn passed_deadline_still_gives_a_legal_move() {
+    let Some(text) = data_file("endgame/fforum-20-39.obf") else {
+        return;
+    };
+    let mut e = engine();
+    for p in problems(&text).iter().skip(10).take(3) {
+        let b = p.position.board;
+        for mode in [
+            SolveMode::Exact,
+            SolveMode::Wld,
+            SolveMode::Auto,
+            SolveMode::Midgame,
+        ] {
+            let limits = SearchLimits {
+                mode,
+                time_ms: Some(0),
+                deadline: Some(std::time::Instant::now()),
+                ..Default::default()
+            };
+            let r = e.search(&b, &limits, &mut |_| {});
+            let Move::Play(sq) = r.best else {
+                panic!("{mode:?}: pass with legal moves")
+            };
+            assert!(b.try_make_move(sq).is_some(), "{mode:?}: illegal {sq}");
+            // A solve cut off by the deadline does not claim to be exact.
+            assert!(!r.exact, "{mode:?}");
+        }
+    }
+}
