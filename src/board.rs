@@ -454,7 +454,7 @@ const RAYS: [[u64; 8]; 64] = {
 /// Discs of `o` flipped when `p` plays the empty square `sq` (0–63), 0 if none: the same
 /// result as [`flips`], computed per ray with the first-blocker trick (lowest set bit for rays
 /// towards higher indices, highest for the others) instead of parallel fills.
-#[inline]
+#[inline(always)]
 pub fn flips_rays(p: u64, o: u64, sq: u32) -> u64 {
     let rays = &RAYS[sq as usize];
     let mut flipped = 0;

@@ -19,6 +19,9 @@ use crate::tt::{Bound, TranspositionTable};
 pub const TT_MIN_EMPTIES: u32 = 9;
 /// Empties at and above which moves are sorted fastest-first (below: parity ordering).
 pub const FASTEST_FIRST_EMPTIES: u32 = 7;
+/// Empties at and above which the NWS tries an enhanced transposition cutoff.
+pub const ETC_EMPTIES: u32 = 12;
+
 /// Empties at and above which moves are ordered by a shallow midgame search.
 pub const SEARCH_ORDER_EMPTIES: u32 = 16;
 
@@ -526,6 +529,29 @@ impl Searcher {
         list
     }
 
+    /// Enhanced transposition cutoff (ETC): if the TT proves some child scores ≤ −alpha − 1
+    /// for its side to move, this node fails high without a search; returns that bound.
+    fn etc(&mut self, p: u64, o: u64, moves: u64, alpha: Score) -> Option<Score> {
+        let mut m = moves;
+        while m != 0 {
+            let x = m.trailing_zeros();
+            m &= m - 1;
+            let f = flips(p, o, x);
+            let c = Board {
+                player: o ^ f,
+                opponent: p ^ f ^ (1 << x),
+            };
+            if let Some(e) = self.tt.probe(&c)
+                && e.solved
+                && e.bound != Bound::Lower
+                && -e.score > alpha
+            {
+                return Some(-e.score);
+            }
+        }
+        None
+    }
+
     /// Move ordering at high empties: fastest-first keys plus a shallow midgame search of
     /// each child (depth 1–2 plies), as Edax does far from the leaves; TT move first.
     fn search_order(
@@ -595,6 +621,11 @@ impl Searcher {
                 }
             }
             tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
+        }
+        if empties >= ETC_EMPTIES
+            && let Some(v) = self.etc(p, o, moves, alpha)
+        {
+            return v;
         }
         let mut best = -SCORE_INF;
         let mut best_move = 0;
