@@ -176,8 +176,8 @@ pub struct SolveResult {
 
 struct MoveList {
     n: usize,
-    sq: [u32; 36],
-    key: [i32; 36],
+    sq: [u32; 64],
+    key: [i32; 64],
 }
 
 impl MoveList {
@@ -185,8 +185,8 @@ impl MoveList {
     fn new() -> MoveList {
         MoveList {
             n: 0,
-            sq: [0; 36],
-            key: [0; 36],
+            sq: [0; 64],
+            key: [0; 64],
         }
     }
     #[inline]
@@ -788,10 +788,25 @@ impl Searcher {
         if self.stopped {
             return None;
         }
-        let best = if b.has_moves() {
+        let moves = b.moves();
+        let best = if moves == 0 {
+            Move::Pass
+        } else if sq < 64 && moves & (1u64 << sq) != 0 {
             Move::Play(Square::from_index(sq as u8))
         } else {
-            Move::Pass
+            // A root TT hit without a usable move: find a move reaching the score's bound.
+            let mut found = moves.trailing_zeros();
+            let mut m = moves;
+            while m != 0 {
+                let x = m.trailing_zeros();
+                m &= m - 1;
+                let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
+                if -self.nws_p(c.player, c.opponent, -score, empties - 1, true) >= score {
+                    found = x;
+                    break;
+                }
+            }
+            Move::Play(Square::from_index(found as u8))
         };
         let pv = if score > alpha && score < beta {
             self.exact_pv(b, score)

@@ -217,7 +217,13 @@ impl Searcher {
             } else {
                 self.mid_root(b, depth, guess)
             };
-            let Some((score, x)) = r else { break };
+            let Some((score, mut x)) = r else { break };
+            if x >= 64 || b.moves() & (1u64 << x) == 0 {
+                // Only a root TT hit without a move could do this; fall back to a legal move.
+                x = last
+                    .as_ref()
+                    .map_or(b.moves().trailing_zeros(), |it| it.best.index() as u32);
+            }
             let it = Iteration {
                 depth,
                 score,
