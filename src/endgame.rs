@@ -19,6 +19,9 @@ use crate::tt::{Bound, TranspositionTable};
 pub const TT_MIN_EMPTIES: u32 = 9;
 /// Empties at and above which moves are sorted fastest-first (below: parity ordering).
 pub const FASTEST_FIRST_EMPTIES: u32 = 7;
+/// Empties at and above which the root solve uses an aspiration window.
+pub const ASPIRATION_SOLVE_EMPTIES: u32 = 16;
+
 /// Empties at and above which the NWS tries an enhanced transposition cutoff.
 pub const ETC_EMPTIES: u32 = 12;
 
@@ -784,7 +787,7 @@ impl Searcher {
                 pv: Vec::new(),
             });
         }
-        let (score, sq) = self.pvs_node(b, alpha, beta, empties, true);
+        let (score, sq) = self.aspiration_solve(b, alpha, beta, empties);
         if self.stopped {
             return None;
         }
@@ -817,6 +820,45 @@ impl Searcher {
             return None;
         }
         Some(SolveResult { score, best, pv })
+    }
+
+    /// The root PVS, at ≥ [`ASPIRATION_SOLVE_EMPTIES`] empties with an aspiration window
+    /// around a shallow midgame estimate, widened on failure until the result is exact inside
+    /// (alpha, beta) or a bound beyond it.
+    fn aspiration_solve(
+        &mut self,
+        b: &Board,
+        alpha: Score,
+        beta: Score,
+        empties: u32,
+    ) -> (Score, u32) {
+        if empties < ASPIRATION_SOLVE_EMPTIES || beta - alpha <= 2 {
+            return self.pvs_node(b, alpha, beta, empties, true);
+        }
+        let depth = if empties >= 20 { 8 } else { 6 };
+        let w = 4;
+        let (est, _) = self.mid_pvs(b, -SCORE_INF, SCORE_INF, depth, true);
+        let mut lo = (est - w).max(alpha);
+        let mut hi = (est + w).min(beta);
+        if lo >= hi {
+            lo = alpha;
+            hi = beta;
+        }
+        loop {
+            let (v, x) = self.pvs_node(b, lo, hi, empties, true);
+            if self.stopped {
+                return (v, x);
+            }
+            if v <= lo && lo > alpha {
+                hi = v + 1;
+                lo = (v - 2 * w).max(alpha);
+            } else if v >= hi && hi < beta {
+                lo = v - 1;
+                hi = (v + 2 * w).min(beta);
+            } else {
+                return (v, x);
+            }
+        }
     }
 
     /// Rebuilds the principal variation of a position whose exact score is `score`: at each
