@@ -248,3 +248,19 @@ fn passed_deadline_still_gives_a_legal_move() {
         }
     }
 }
+
+#[test]
+fn ffo_21_to_24_scores_and_best_moves() {
+    // 15–19 empties: exercises the root aspiration window and shallow-search ordering.
+    let Some(text) = data_file("endgame/fforum-20-39.obf") else {
+        return;
+    };
+    let ps = problems(&text);
+    let mut e = engine();
+    for (i, p) in ps.iter().enumerate().skip(1).take(4) {
+        let r = solve(&mut e, &p.position.board, SolveMode::Exact);
+        assert_eq!(Some(r.score), p.expected, "FFO #{}", 20 + i);
+        assert!(p.best_moves().contains(&r.best), "FFO #{}", 20 + i);
+        assert_eq!(r.pv.first(), Some(&r.best));
+    }
+}
