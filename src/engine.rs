@@ -161,7 +161,8 @@ impl Engine {
     ///   true and `depth` the empties.
     /// - [`SolveMode::Wld`]: `score` is −1, 0 or +1, `exact` true.
     /// - [`SolveMode::Midgame`]: iterative deepening to `limits.depth` (default
-    ///   [`DEFAULT_DEPTH`] when no time limit is given, else unbounded within the time).
+    ///   [`DEFAULT_DEPTH`] when no time limit is given, else unbounded within the time),
+    ///   capped at the empties (deeper searches cannot differ).
     /// - [`SolveMode::Auto`]: exact solve at ≤ [`AUTO_SOLVE_EMPTIES`] empties (or ≤
     ///   [`AUTO_UNTIMED_SOLVE_EMPTIES`] with no limit at all); otherwise iterative deepening,
     ///   and with a time limit at ≤ [`AUTO_TRY_SOLVE_EMPTIES`] empties, the midgame gets a
@@ -290,7 +291,9 @@ impl Engine {
                         DEFAULT_DEPTH
                     } else {
                         60
-                    });
+                    })
+                    // Passes do not use depth, so `empties` plies already reach every game end.
+                    .min(empties);
                 self.midgame(s, board, max, soft, start, on_info)
             }
             SolveMode::Auto => {

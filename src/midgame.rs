@@ -71,6 +71,9 @@ impl Searcher {
             return (0, 64);
         }
         if depth <= 0 {
+            if b.is_game_over() {
+                return (b.final_score(), 64);
+            }
             return (evaluate(b), 64);
         }
         let moves = b.moves();
