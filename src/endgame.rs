@@ -454,7 +454,7 @@ impl Searcher {
                 while m != 0 {
                     let x = m.trailing_zeros();
                     m &= m - 1;
-                    let f = flips_near(p, o, x);
+                    let f = flips(p, o, x);
                     let v =
                         -self.nws_shallow(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
                     if v > best {
