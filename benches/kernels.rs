@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use flank::board::{Board, flips, get_moves};
+use flank::board::{Board, flips, flips_rays, get_moves};
 use flank::endgame::Searcher;
 use flank::eval::evaluate;
 use flank::format::parse_board_string;
@@ -45,6 +45,17 @@ fn kernels(c: &mut Criterion) {
             let mut m = black_box(moves);
             while m != 0 {
                 acc ^= flips(mid.player, mid.opponent, m.trailing_zeros());
+                m &= m - 1;
+            }
+            acc
+        })
+    });
+    c.bench_function("flips_rays_all_moves", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            let mut m = black_box(moves);
+            while m != 0 {
+                acc ^= flips_rays(mid.player, mid.opponent, m.trailing_zeros());
                 m &= m - 1;
             }
             acc

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::board::{Board, SCORE_INF, Score, flips, get_moves, neighbours};
+use crate::board::{Board, SCORE_INF, Score, flips_rays as flips, get_moves, neighbours};
 use crate::square::{Move, Square};
 use crate::tt::{Bound, TranspositionTable};
 
@@ -19,6 +19,40 @@ use crate::tt::{Bound, TranspositionTable};
 pub const TT_MIN_EMPTIES: u32 = 9;
 /// Empties at and above which moves are sorted fastest-first (below: parity ordering).
 pub const FASTEST_FIRST_EMPTIES: u32 = 7;
+/// Empties at and above which the root solve uses an aspiration window.
+pub const ASPIRATION_SOLVE_EMPTIES: u32 = 16;
+
+/// Empties at and above which the NWS tries an enhanced transposition cutoff.
+pub const ETC_EMPTIES: u32 = 12;
+
+/// Empties at and above which moves are ordered by a shallow midgame search.
+pub const SEARCH_ORDER_EMPTIES: u32 = 16;
+
+/// The 8-neighbourhood of each square: a move there can only flip if an opponent disc is in it.
+const NEIGHBOUR: [u64; 64] = {
+    let mut t = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let x = 1u64 << sq;
+        let h = ((x << 1) & 0xFEFE_FEFE_FEFE_FEFE) | ((x >> 1) & 0x7F7F_7F7F_7F7F_7F7F);
+        let v = x | h;
+        t[sq] = h | (v << 8) | (v >> 8);
+        sq += 1;
+    }
+    t
+};
+
+/// Flips of `p` playing `x` against `o`, skipping the full computation when no opponent disc
+/// touches `x`.
+#[inline(always)]
+fn flips_near(p: u64, o: u64, x: u32) -> u64 {
+    if NEIGHBOUR[x as usize] & o == 0 {
+        0
+    } else {
+        flips(p, o, x)
+    }
+}
+
 /// Nodes between two checks of the stop flag and the deadline.
 const CHECK_INTERVAL: u64 = 4096;
 
@@ -145,8 +179,8 @@ pub struct SolveResult {
 
 struct MoveList {
     n: usize,
-    sq: [u32; 36],
-    key: [i32; 36],
+    sq: [u32; 64],
+    key: [i32; 64],
 }
 
 impl MoveList {
@@ -154,8 +188,8 @@ impl MoveList {
     fn new() -> MoveList {
         MoveList {
             n: 0,
-            sq: [0; 36],
-            key: [0; 36],
+            sq: [0; 64],
+            key: [0; 64],
         }
     }
     #[inline]
@@ -222,11 +256,11 @@ impl Searcher {
     fn last1(&mut self, p: u64, o: u64, x: u32) -> Score {
         self.nodes += 1;
         let pc = p.count_ones() as Score;
-        let f = flips(p, o, x);
+        let f = flips_near(p, o, x);
         if f != 0 {
             return 2 * (pc + f.count_ones() as Score + 1) - 64;
         }
-        let g = flips(o, p, x);
+        let g = flips_near(o, p, x);
         if g != 0 {
             return 2 * (pc - g.count_ones() as Score) - 64;
         }
@@ -239,14 +273,14 @@ impl Searcher {
     fn last2(&mut self, p: u64, o: u64, alpha: Score, x1: u32, x2: u32) -> Score {
         self.nodes += 1;
         let mut best = -SCORE_INF;
-        let f = flips(p, o, x1);
+        let f = flips_near(p, o, x1);
         if f != 0 {
             best = -self.last1(o ^ f, p ^ f ^ (1 << x1), x2);
             if best > alpha {
                 return best;
             }
         }
-        let f = flips(p, o, x2);
+        let f = flips_near(p, o, x2);
         if f != 0 {
             return best.max(-self.last1(o ^ f, p ^ f ^ (1 << x2), x1));
         }
@@ -256,14 +290,14 @@ impl Searcher {
         // The side to move passes: the opponent minimises.
         self.nodes += 1;
         let mut best = SCORE_INF;
-        let f = flips(o, p, x1);
+        let f = flips_near(o, p, x1);
         if f != 0 {
             best = self.last1(p ^ f, o ^ f ^ (1 << x1), x2);
             if best <= alpha {
                 return best;
             }
         }
-        let f = flips(o, p, x2);
+        let f = flips_near(o, p, x2);
         if f != 0 {
             return best.min(self.last1(p ^ f, o ^ f ^ (1 << x2), x1));
         }
@@ -304,7 +338,7 @@ impl Searcher {
         self.nodes += 1;
         let mut best = -SCORE_INF;
         for (x, a, b) in [(x1, x2, x3), (x2, x1, x3), (x3, x1, x2)] {
-            let f = flips(p, o, x);
+            let f = flips_near(p, o, x);
             if f != 0 {
                 let v = -self.last2(o ^ f, p ^ f ^ (1 << x), -alpha - 1, a, b);
                 if v > best {
@@ -346,7 +380,7 @@ impl Searcher {
         let mut best = -SCORE_INF;
         for i in 0..4 {
             let x = xs[i];
-            let f = flips(p, o, x);
+            let f = flips_near(p, o, x);
             if f != 0 {
                 let r: [u32; 3] = match i {
                     0 => [xs[1], xs[2], xs[3]],
@@ -498,6 +532,54 @@ impl Searcher {
         list
     }
 
+    /// Enhanced transposition cutoff (ETC): if the TT proves some child scores ≤ −alpha − 1
+    /// for its side to move, this node fails high without a search; returns that bound.
+    fn etc(&mut self, p: u64, o: u64, moves: u64, alpha: Score) -> Option<Score> {
+        let mut m = moves;
+        while m != 0 {
+            let x = m.trailing_zeros();
+            m &= m - 1;
+            let f = flips(p, o, x);
+            let c = Board {
+                player: o ^ f,
+                opponent: p ^ f ^ (1 << x),
+            };
+            if let Some(e) = self.tt.probe(&c)
+                && e.solved
+                && e.bound != Bound::Lower
+                && -e.score > alpha
+            {
+                return Some(-e.score);
+            }
+        }
+        None
+    }
+
+    /// Move ordering at high empties: fastest-first keys plus a shallow midgame search of
+    /// each child (depth 1–2 plies), as Edax does far from the leaves; TT move first.
+    fn search_order(
+        &mut self,
+        b: &Board,
+        moves: u64,
+        tt_move: Option<u8>,
+        empties: u32,
+    ) -> MoveList {
+        let mut list = self.fastest_first(b.player, b.opponent, moves, tt_move);
+        let depth = if empties >= 18 { 2 } else { 1 };
+        let w = 128;
+        for i in 0..list.n {
+            if list.key[i] == i32::MIN {
+                continue;
+            }
+            let x = list.sq[i];
+            let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
+            let (v, _) = self.mid_pvs(&c, -SCORE_INF, SCORE_INF, depth, true);
+            list.key[i] += w * v;
+        }
+        list.sort();
+        list
+    }
+
     /// Exact null-window search: is the score of `b` (with `empties` empties) above `alpha`?
     /// Fail-soft: returns a value ≤ alpha (an upper bound) or > alpha (a lower bound).
     pub fn nws(&mut self, b: &Board, alpha: Score, empties: u32) -> Score {
@@ -543,6 +625,11 @@ impl Searcher {
             }
             tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
         }
+        if empties >= ETC_EMPTIES
+            && let Some(v) = self.etc(p, o, moves, alpha)
+        {
+            return v;
+        }
         let mut best = -SCORE_INF;
         let mut best_move = 0;
         if moves & (moves - 1) == 0 {
@@ -551,7 +638,11 @@ impl Searcher {
             best = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
             best_move = x;
         } else {
-            let list = self.fastest_first(p, o, moves, tt_move);
+            let list = if empties >= SEARCH_ORDER_EMPTIES {
+                self.search_order(&b, moves, tt_move, empties)
+            } else {
+                self.fastest_first(p, o, moves, tt_move)
+            };
             for i in 0..list.n {
                 let x = list.sq[i];
                 let f = flips(p, o, x);
@@ -632,7 +723,11 @@ impl Searcher {
             }
         }
         let alpha0 = alpha;
-        let list = self.fastest_first(p, o, moves, tt_move);
+        let list = if empties >= SEARCH_ORDER_EMPTIES {
+            self.search_order(b, moves, tt_move, empties)
+        } else {
+            self.fastest_first(p, o, moves, tt_move)
+        };
         let mut best = -SCORE_INF;
         let mut best_move = list.sq[0];
         for i in 0..list.n {
@@ -692,14 +787,29 @@ impl Searcher {
                 pv: Vec::new(),
             });
         }
-        let (score, sq) = self.pvs_node(b, alpha, beta, empties, true);
+        let (score, sq) = self.aspiration_solve(b, alpha, beta, empties);
         if self.stopped {
             return None;
         }
-        let best = if b.has_moves() {
+        let moves = b.moves();
+        let best = if moves == 0 {
+            Move::Pass
+        } else if sq < 64 && moves & (1u64 << sq) != 0 {
             Move::Play(Square::from_index(sq as u8))
         } else {
-            Move::Pass
+            // A root TT hit without a usable move: find a move reaching the score's bound.
+            let mut found = moves.trailing_zeros();
+            let mut m = moves;
+            while m != 0 {
+                let x = m.trailing_zeros();
+                m &= m - 1;
+                let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
+                if -self.nws_p(c.player, c.opponent, -score, empties - 1, true) >= score {
+                    found = x;
+                    break;
+                }
+            }
+            Move::Play(Square::from_index(found as u8))
         };
         let pv = if score > alpha && score < beta {
             self.exact_pv(b, score)
@@ -710,6 +820,45 @@ impl Searcher {
             return None;
         }
         Some(SolveResult { score, best, pv })
+    }
+
+    /// The root PVS, at ≥ [`ASPIRATION_SOLVE_EMPTIES`] empties with an aspiration window
+    /// around a shallow midgame estimate, widened on failure until the result is exact inside
+    /// (alpha, beta) or a bound beyond it.
+    fn aspiration_solve(
+        &mut self,
+        b: &Board,
+        alpha: Score,
+        beta: Score,
+        empties: u32,
+    ) -> (Score, u32) {
+        if empties < ASPIRATION_SOLVE_EMPTIES || beta - alpha <= 2 {
+            return self.pvs_node(b, alpha, beta, empties, true);
+        }
+        let depth = if empties >= 20 { 8 } else { 6 };
+        let w = 4;
+        let (est, _) = self.mid_pvs(b, -SCORE_INF, SCORE_INF, depth, true);
+        let mut lo = (est - w).max(alpha);
+        let mut hi = (est + w).min(beta);
+        if lo >= hi {
+            lo = alpha;
+            hi = beta;
+        }
+        loop {
+            let (v, x) = self.pvs_node(b, lo, hi, empties, true);
+            if self.stopped {
+                return (v, x);
+            }
+            if v <= lo && lo > alpha {
+                hi = v + 1;
+                lo = (v - 2 * w).max(alpha);
+            } else if v >= hi && hi < beta {
+                lo = v - 1;
+                hi = (v + 2 * w).min(beta);
+            } else {
+                return (v, x);
+            }
+        }
     }
 
     /// Rebuilds the principal variation of a position whose exact score is `score`: at each

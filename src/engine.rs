@@ -107,6 +107,8 @@ pub const AUTO_SOLVE_EMPTIES: u32 = 14;
 /// Empties at or below which [`SolveMode::Auto`] tries an exact solve after its midgame
 /// iterations when a time limit leaves room (a deadline aborts the try).
 pub const AUTO_TRY_SOLVE_EMPTIES: u32 = 24;
+/// Empties at or below which [`SolveMode::Auto`] without any depth or time limit solves.
+pub const AUTO_UNTIMED_SOLVE_EMPTIES: u32 = 20;
 /// Midgame depth used when neither a depth nor any time limit is given.
 pub const DEFAULT_DEPTH: u32 = 10;
 
@@ -159,10 +161,13 @@ impl Engine {
     ///   true and `depth` the empties.
     /// - [`SolveMode::Wld`]: `score` is −1, 0 or +1, `exact` true.
     /// - [`SolveMode::Midgame`]: iterative deepening to `limits.depth` (default
-    ///   [`DEFAULT_DEPTH`] when no time limit is given, else unbounded within the time).
-    /// - [`SolveMode::Auto`]: exact solve at ≤ [`AUTO_SOLVE_EMPTIES`] empties; otherwise
-    ///   iterative deepening, then an exact solve at ≤ [`AUTO_TRY_SOLVE_EMPTIES`] empties if
-    ///   the soft time has not passed (aborted at the deadline, keeping the midgame result).
+    ///   [`DEFAULT_DEPTH`] when no time limit is given, else unbounded within the time),
+    ///   capped at the empties (deeper searches cannot differ).
+    /// - [`SolveMode::Auto`]: exact solve at ≤ [`AUTO_SOLVE_EMPTIES`] empties (or ≤
+    ///   [`AUTO_UNTIMED_SOLVE_EMPTIES`] with no limit at all); otherwise iterative deepening,
+    ///   and with a time limit at ≤ [`AUTO_TRY_SOLVE_EMPTIES`] empties, the midgame gets a
+    ///   quarter of the soft time and an exact solve follows, bounded by the deadline (or
+    ///   twice the soft time); if it does not finish, the midgame result is returned.
     ///
     /// If the side to move has no move but the game goes on, `best` is [`Move::Pass`] and the
     /// score is the negated score of the passed position; at game over `best` is a pass and
@@ -207,7 +212,7 @@ impl Engine {
                     ..i.clone()
                 });
             };
-            let r = self.search_movable(&mut s, &child, limits, soft, start, &mut wrapped);
+            let r = self.search_smp(&mut s, &child, limits, soft, start, &mut wrapped);
             let mut pv = vec![Move::Pass];
             pv.extend_from_slice(&r.pv);
             return SearchResult {
@@ -217,7 +222,46 @@ impl Engine {
                 ..r
             };
         }
-        self.search_movable(&mut s, board, limits, soft, start, on_info)
+        self.search_smp(&mut s, board, limits, soft, start, on_info)
+    }
+
+    /// Runs [`Engine::search_movable`] on this thread and, with `threads > 1`, the same search
+    /// on helper threads sharing the TT (Lazy SMP): helpers only fill the TT; the answer is
+    /// the main thread's. Helpers stop when the main search ends; their nodes are added.
+    fn search_smp(
+        &mut self,
+        s: &mut Searcher,
+        board: &Board,
+        limits: &SearchLimits,
+        soft: Option<Instant>,
+        start: Instant,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let helpers = self.config.threads.saturating_sub(1);
+        if helpers == 0 {
+            return self.search_movable(s, board, limits, soft, start, on_info);
+        }
+        let helper_stop = Arc::new(AtomicBool::new(false));
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (1..=helpers)
+                .map(|i| {
+                    let mut h =
+                        Searcher::new(self.tt.clone(), helper_stop.clone(), limits.deadline);
+                    let b = *board;
+                    let limits = limits.clone();
+                    scope.spawn(move || {
+                        helper_search(&mut h, &b, &limits, i);
+                        h.nodes
+                    })
+                })
+                .collect();
+            let mut r = self.search_movable(s, board, limits, soft, start, on_info);
+            helper_stop.store(true, Ordering::Relaxed);
+            for h in handles {
+                r.nodes += h.join().unwrap_or(0);
+            }
+            r
+        })
     }
 
     /// [`Engine::search`] for a board whose side to move has a legal move.
@@ -247,21 +291,39 @@ impl Engine {
                         DEFAULT_DEPTH
                     } else {
                         60
-                    });
+                    })
+                    // Passes do not use depth, so `empties` plies already reach every game end.
+                    .min(empties);
                 self.midgame(s, board, max, soft, start, on_info)
             }
             SolveMode::Auto => {
-                if empties <= AUTO_SOLVE_EMPTIES {
+                let timed = soft.is_some() || limits.deadline.is_some();
+                if empties <= AUTO_SOLVE_EMPTIES
+                    || (!timed && limits.depth.is_none() && empties <= AUTO_UNTIMED_SOLVE_EMPTIES)
+                {
                     return self.solve_or_fallback(s, board, -64, 64, start, on_info);
                 }
-                let timed = soft.is_some() || limits.deadline.is_some();
+                let try_solve = timed && empties <= AUTO_TRY_SOLVE_EMPTIES;
                 let max = limits
                     .depth
                     .unwrap_or(if timed { 60 } else { DEFAULT_DEPTH })
                     .min(empties);
-                let mid = self.midgame(s, board, max, soft, start, on_info);
+                // Before a solve attempt, the midgame only gets a quarter of the soft time: it
+                // provides the fallback move and fills the TT for move ordering.
+                let mid_soft = match (try_solve, limits.time_ms) {
+                    (true, Some(ms)) => Some(start + Duration::from_millis(ms / 4)),
+                    _ => soft,
+                };
+                let mid = self.midgame(s, board, max, mid_soft, start, on_info);
                 let room = soft.is_none_or(|d| Instant::now() < d);
-                if empties <= AUTO_TRY_SOLVE_EMPTIES && timed && room {
+                if try_solve && room {
+                    // Bounded by the hard deadline, or by twice the soft time without one.
+                    let solve_deadline = limits.deadline.or_else(|| {
+                        limits
+                            .time_ms
+                            .map(|ms| start + Duration::from_millis(ms.saturating_mul(2)))
+                    });
+                    s.set_deadline(solve_deadline);
                     if let Some(r) = self.try_solve(s, board, -64, 64, start, on_info) {
                         return r;
                     }
@@ -361,6 +423,40 @@ impl Engine {
             time_ms: elapsed_ms(start),
             pv: it.pv,
         }
+    }
+}
+
+/// The work of Lazy SMP helper `i` (1-based): the main thread's search without reporting,
+/// odd helpers starting their midgame iterations one ply deeper for diversity.
+fn helper_search(h: &mut Searcher, b: &Board, limits: &SearchLimits, i: usize) {
+    let empties = b.empties();
+    let solve_window = match limits.mode {
+        SolveMode::Exact => Some((-64, 64)),
+        SolveMode::Wld => Some((-1, 1)),
+        SolveMode::Auto if empties <= AUTO_SOLVE_EMPTIES => Some((-64, 64)),
+        _ => None,
+    };
+    if let Some((alpha, beta)) = solve_window {
+        h.solve(b, alpha, beta);
+        return;
+    }
+    let max = limits
+        .depth
+        .unwrap_or(60)
+        .min(if limits.mode == SolveMode::Auto {
+            empties
+        } else {
+            60
+        });
+    let mut guess = None;
+    for depth in (1 + (i as u32 & 1))..=max {
+        match h.mid_root(b, depth, guess) {
+            Some((v, _)) => guess = Some(v),
+            None => return,
+        }
+    }
+    if limits.mode == SolveMode::Auto && empties <= AUTO_TRY_SOLVE_EMPTIES {
+        h.solve(b, -64, 64);
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use crate::board::{Board, SCORE_INF, Score, flips, get_moves};
+use crate::board::{Board, SCORE_INF, Score, flips_rays as flips, get_moves};
 use crate::endgame::Searcher;
 use crate::eval::evaluate;
 use crate::square::{Move, Square};
@@ -71,6 +71,9 @@ impl Searcher {
             return (0, 64);
         }
         if depth <= 0 {
+            if b.is_game_over() {
+                return (b.final_score(), 64);
+            }
             return (evaluate(b), 64);
         }
         let moves = b.moves();
@@ -217,7 +220,13 @@ impl Searcher {
             } else {
                 self.mid_root(b, depth, guess)
             };
-            let Some((score, x)) = r else { break };
+            let Some((score, mut x)) = r else { break };
+            if x >= 64 || b.moves() & (1u64 << x) == 0 {
+                // Only a root TT hit without a move could do this; fall back to a legal move.
+                x = last
+                    .as_ref()
+                    .map_or(b.moves().trailing_zeros(), |it| it.best.index() as u32);
+            }
             let it = Iteration {
                 depth,
                 score,

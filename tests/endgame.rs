@@ -199,3 +199,68 @@ fn pass_and_game_over_positions() {
     }
     assert!(found > 0, "no pass position among the children");
 }
+
+#[test]
+fn lazy_smp_gives_the_same_scores() {
+    let Some(text) = data_file("endgame/fforum-1-19.obf") else {
+        return;
+    };
+    let mut e = Engine::new(EngineConfig {
+        hash_mb: 16,
+        threads: 2,
+    });
+    for (i, p) in problems(&text).iter().enumerate().take(8) {
+        let r = solve(&mut e, &p.position.board, SolveMode::Exact);
+        assert_eq!(Some(r.score), p.expected, "FFO #{} with 2 threads", i + 1);
+        assert!(p.best_moves().contains(&r.best), "FFO #{}", i + 1);
+        let w = solve(&mut e, &p.position.board, SolveMode::Wld);
+        assert_eq!(Some(w.score), p.expected.map(|s| s.signum()));
+    }
+}
+
+#[test]
+fn passed_deadline_still_gives_a_legal_move() {
+    let Some(text) = data_file("endgame/fforum-20-39.obf") else {
+        return;
+    };
+    let mut e = engine();
+    for p in problems(&text).iter().skip(10).take(3) {
+        let b = p.position.board;
+        for mode in [
+            SolveMode::Exact,
+            SolveMode::Wld,
+            SolveMode::Auto,
+            SolveMode::Midgame,
+        ] {
+            let limits = SearchLimits {
+                mode,
+                time_ms: Some(0),
+                deadline: Some(std::time::Instant::now()),
+                ..Default::default()
+            };
+            let r = e.search(&b, &limits, &mut |_| {});
+            let Move::Play(sq) = r.best else {
+                panic!("{mode:?}: pass with legal moves")
+            };
+            assert!(b.try_make_move(sq).is_some(), "{mode:?}: illegal {sq}");
+            // A solve cut off by the deadline does not claim to be exact.
+            assert!(!r.exact, "{mode:?}");
+        }
+    }
+}
+
+#[test]
+fn ffo_21_to_24_scores_and_best_moves() {
+    // 15–19 empties: exercises the root aspiration window and shallow-search ordering.
+    let Some(text) = data_file("endgame/fforum-20-39.obf") else {
+        return;
+    };
+    let ps = problems(&text);
+    let mut e = engine();
+    for (i, p) in ps.iter().enumerate().skip(1).take(4) {
+        let r = solve(&mut e, &p.position.board, SolveMode::Exact);
+        assert_eq!(Some(r.score), p.expected, "FFO #{}", 20 + i);
+        assert!(p.best_moves().contains(&r.best), "FFO #{}", 20 + i);
+        assert_eq!(r.pv.first(), Some(&r.best));
+    }
+}

@@ -111,3 +111,17 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// A midgame search as deep as the empties sees every game end: it is the exact score.
+    #[test]
+    fn full_depth_midgame_is_exact(choices in prop::collection::vec(any::<u8>(), 64), empties in 1u32..=7) {
+        let b = random_position(&choices, empties);
+        let mut e = engine();
+        let limits = SearchLimits { depth: Some(b.empties()), mode: SolveMode::Midgame, ..Default::default() };
+        let r = e.search(&b, &limits, &mut |_| {});
+        prop_assert_eq!(r.score, negamax(&b));
+    }
+}
