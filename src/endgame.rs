@@ -237,7 +237,7 @@ impl Searcher {
         self.deadline = deadline;
     }
 
-    /// Checks the stop flag and deadline every [`CHECK_INTERVAL`] nodes; true once stopped.
+    /// Checks the stop flag and deadline every `CHECK_INTERVAL` (4096) nodes; true once stopped.
     #[inline]
     pub fn check_stop(&mut self) -> bool {
         if self.nodes >= self.next_check {

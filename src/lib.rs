@@ -3,7 +3,7 @@
 //! Module map (one file per concern, see `docs/ARCHITECTURE.md`):
 //! - [`board`]: bitboards, mobility, flips, copy-make, symmetries, hash.
 //! - [`square`]: squares, moves, colours and their names.
-//! - [`format`]: board strings, OBF lines, transcripts, typed parse errors.
+//! - [`mod@format`]: board strings, OBF lines, transcripts, typed parse errors.
 //! - [`game`]: a game record with colours, pass rules and undo.
 //! - [`perft`]: leaf counts of the game tree under both pass conventions.
 //! - [`eval`]: the hand-written midgame evaluation.
@@ -14,7 +14,9 @@
 //! - [`timeman`]: time management against the game clock.
 //! - [`gtp`]: the GTP protocol loop.
 //! - [`solve`]: the `flank solve` batch solver.
-//! - [`bench`]: the fixed `flank bench` search fingerprint.
+//! - [`mod@bench`]: the fixed `flank bench` search fingerprint.
+
+#![warn(missing_docs)]
 
 pub mod bench;
 pub mod board;
