@@ -758,13 +758,7 @@ impl Searcher {
                 }
             }
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > alpha0 {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::from_window(best, alpha0, beta);
         self.tt
             .store(b, best, bound, empties, Some(best_move as u8), true);
         (best, best_move)

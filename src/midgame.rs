@@ -128,13 +128,7 @@ impl Searcher {
                 }
             }
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > alpha0 {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::from_window(best, alpha0, beta);
         self.tt
             .store(b, best, bound, depth as u32, Some(best_move as u8), false);
         (best, best_move)

@@ -33,6 +33,21 @@ pub enum Bound {
     Exact,
 }
 
+impl Bound {
+    /// The bound a fail-soft search result `best` gives for the window (`alpha`, `beta`):
+    /// lower at or above `beta`, upper at or below `alpha`, exact in between.
+    #[inline]
+    pub fn from_window(best: Score, alpha: Score, beta: Score) -> Bound {
+        if best >= beta {
+            Bound::Lower
+        } else if best > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+}
+
 /// One decoded TT entry.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct TtEntry {

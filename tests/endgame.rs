@@ -1,27 +1,14 @@
 //! Exact endgame solver tests against known scores: 1000 random 10-empties positions, FFO
 //! #1–#19, WLD signs, and a tiny colliding transposition table.
 
-use std::path::PathBuf;
+mod common;
+
+use common::data_file;
 
 use flank::board::Board;
 use flank::engine::{Engine, EngineConfig, SearchLimits, SearchResult, SolveMode};
 use flank::format::{Problem, parse_problem_line};
 use flank::square::Move;
-
-fn data_file(rel: &str) -> Option<String> {
-    let root = std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".to_string());
-    let path = PathBuf::from(root).join(rel);
-    match std::fs::read_to_string(&path) {
-        Ok(t) => Some(t),
-        Err(_) => {
-            if std::env::var("FLANK_REQUIRE_DATA").as_deref() == Ok("1") {
-                panic!("{} not found (FLANK_REQUIRE_DATA=1)", path.display());
-            }
-            eprintln!("SKIPPED: {} not found (set FLANK_DATA)", path.display());
-            None
-        }
-    }
-}
 
 fn problems(text: &str) -> Vec<Problem> {
     text.lines()

@@ -2,53 +2,13 @@
 //! Uses `$FLANK_DATA/endgame/random-10-empties-1k.txt` (skipped with a message when missing,
 //! unless `FLANK_REQUIRE_DATA=1`).
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+mod common;
 
-fn flank(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_flank"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("flank starts");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// The text of a data file below `$FLANK_DATA`, or `None` (after saying so) when it is missing.
-fn data(rel: &str) -> Option<String> {
-    let root = std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".into());
-    let path = PathBuf::from(root).join(rel);
-    match std::fs::read_to_string(&path) {
-        Ok(s) => Some(s),
-        Err(e) => {
-            assert!(
-                std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
-                "{} is required (FLANK_REQUIRE_DATA=1): {e}",
-                path.display()
-            );
-            eprintln!("SKIPPED: {} not found (set FLANK_DATA)", path.display());
-            None
-        }
-    }
-}
+use common::{data_file, flank};
 
 #[test]
 fn json_records_agree_with_the_10_empties_set() {
-    let Some(text) = data("endgame/random-10-empties-1k.txt") else {
+    let Some(text) = data_file("endgame/random-10-empties-1k.txt") else {
         return;
     };
     let lines: Vec<&str> = text.lines().take(40).collect();
@@ -80,7 +40,7 @@ fn json_records_agree_with_the_10_empties_set() {
 
 #[test]
 fn a_wrong_expected_score_fails_the_run() {
-    let Some(text) = data("endgame/random-10-empties-1k.txt") else {
+    let Some(text) = data_file("endgame/random-10-empties-1k.txt") else {
         return;
     };
     let line = text.lines().next().unwrap();
@@ -99,7 +59,7 @@ fn a_wrong_expected_score_fails_the_run() {
 
 #[test]
 fn wld_and_exact_agree_in_sign() {
-    let Some(text) = data("endgame/random-10-empties-1k.txt") else {
+    let Some(text) = data_file("endgame/random-10-empties-1k.txt") else {
         return;
     };
     let lines: Vec<&str> = text.lines().skip(100).take(30).collect();
