@@ -22,9 +22,13 @@ use flank::solve::{SolveKind, SolveOptions, nodes_per_second, run_solve, solve_p
 /// flank: an Othello (Reversi) engine speaking GTP, with an exact endgame solver.
 #[derive(Parser, Debug)]
 #[command(name = "flank", version, about, long_about = None)]
+#[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Without a subcommand flank speaks GTP and takes `gtp`'s options.
+    #[command(flatten)]
+    gtp: GtpArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -137,7 +141,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
-    match cli.command.unwrap_or(Command::Gtp(GtpArgs::default())) {
+    match cli.command.unwrap_or(Command::Gtp(cli.gtp)) {
         Command::Gtp(args) => run_gtp(args),
         Command::Solve(args) => run_solve_cmd(args),
         Command::Perft(args) => {

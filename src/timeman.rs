@@ -11,10 +11,11 @@
 //! - usable = `r` − safety margin, the margin being 5 % of `r` plus 50 ms for process and pipe
 //!   overhead;
 //! - in main time the usable time is split over the moves this side still has to play,
-//!   ⌈empties / 2⌉, at least [`MIN_MOVES_TO_GO`]: soft target = usable / moves_to_go, hard
-//!   deadline = min(3 × soft, usable / 3), never below the soft target;
-//! - in byo-yomi with `s` stones left in the period: soft = usable / `s`, hard =
-//!   soft + (usable − soft) / `s` (the whole usable time for the last stone);
+//!   ⌈empties / 2⌉, at least [`MIN_MOVES_TO_GO`]: target = usable / moves_to_go; no new
+//!   iteration starts after half the target (soft, since the next iteration would take about
+//!   as long again), and the hard deadline is min(1.5 × target, usable / 3), never below soft;
+//! - in byo-yomi with `s` stones left in the period: target = usable / `s`, soft = target / 2,
+//!   hard = target + (usable − target) / `s` (the whole usable time for the last stone);
 //! - a position with at most one legal move gets an immediate answer (0 ms).
 //!
 //! When no `time_left` arrives, each side's clock is updated by measuring the thinking time
@@ -313,8 +314,9 @@ fn usable(remaining_ms: u64) -> u64 {
 fn main_time_budget(remaining_ms: u64, empties: u32) -> Budget {
     let usable = usable(remaining_ms);
     let moves_to_go = (empties as u64).div_ceil(2).max(MIN_MOVES_TO_GO);
-    let soft = usable / moves_to_go;
-    let hard = (3 * soft).min(usable / 3).max(soft);
+    let target = usable / moves_to_go;
+    let soft = target / 2;
+    let hard = (target * 3 / 2).min(usable / 3).max(soft);
     Budget {
         soft_ms: soft,
         hard_ms: hard,
@@ -324,10 +326,10 @@ fn main_time_budget(remaining_ms: u64, empties: u32) -> Budget {
 /// Byo-yomi: `stones` moves to play in `remaining_ms`.
 fn byoyomi_budget(remaining_ms: u64, stones: u64) -> Budget {
     let usable = usable(remaining_ms);
-    let soft = usable / stones;
+    let target = usable / stones;
     Budget {
-        soft_ms: soft,
-        hard_ms: soft + (usable - soft) / stones,
+        soft_ms: target / 2,
+        hard_ms: target + (usable - target) / stones,
     }
 }
 
@@ -374,28 +376,29 @@ mod tests {
         let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
         t.set_control(TimeControl::from_gtp(300_000, 0, 0));
         t.time_left(Color::Black, 60_000, 0);
-        // usable = 60000 - 3000 - 50 = 56950; 15 moves to go: soft 3796, hard 3 * 3796.
+        // usable = 60000 - 3000 - 50 = 56950; 15 moves to go: target 3796, soft 3796 / 2,
+        // hard 1.5 * 3796.
         assert_eq!(
             t.budget(Color::Black, &thirty_empties()),
             Budget {
-                soft_ms: 3796,
-                hard_ms: 11388
+                soft_ms: 1898,
+                hard_ms: 5694
             }
         );
         // White's clock still has the full 300 s: 285000 - 50 = 284950 over 15 moves.
-        assert_eq!(t.budget(Color::White, &thirty_empties()).soft_ms, 18996);
+        assert_eq!(t.budget(Color::White, &thirty_empties()).soft_ms, 18996 / 2);
     }
 
     #[test]
     fn start_position_and_floor() {
         let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
         t.set_control(TimeControl::Absolute { main_ms: 10_000 });
-        // 10000 - 550 = 9450 over 30 moves.
+        // 10000 - 550 = 9450 over 30 moves: target 315.
         assert_eq!(
             t.budget(Color::Black, &start()),
             Budget {
-                soft_ms: 315,
-                hard_ms: 945
+                soft_ms: 157,
+                hard_ms: 472
             }
         );
         // Near the end, at least 3 moves to go: 4 empties → 3, hard capped at usable / 3.
@@ -407,7 +410,7 @@ mod tests {
         assert_eq!(
             t.budget(Color::Black, &p.board),
             Budget {
-                soft_ms: 3150,
+                soft_ms: 1575,
                 hard_ms: 3150
             }
         );
@@ -439,11 +442,11 @@ mod tests {
                 stones_left: 10
             }
         );
-        // usable 56950 over 10 stones: soft 5695, hard 5695 + 51255 / 10.
+        // usable 56950 over 10 stones: target 5695, hard 5695 + 51255 / 10.
         assert_eq!(
             t.budget(Color::Black, &start()),
             Budget {
-                soft_ms: 5695,
+                soft_ms: 2847,
                 hard_ms: 10820
             }
         );
@@ -452,7 +455,7 @@ mod tests {
         assert_eq!(
             t.budget(Color::Black, &start()),
             Budget {
-                soft_ms: 18950,
+                soft_ms: 9475,
                 hard_ms: 18950
             }
         );
@@ -502,8 +505,8 @@ mod tests {
         t.time_left(Color::White, 60_000, 0);
         assert_eq!(t.control(), TimeControl::Absolute { main_ms: 60_000 });
         assert!(t.has_clock());
-        // 60 empties: 30 moves to go, 56950 / 30.
-        assert_eq!(t.budget(Color::White, &start()).soft_ms, 1898);
+        // 60 empties: 30 moves to go, target 56950 / 30 = 1898, soft half of it.
+        assert_eq!(t.budget(Color::White, &start()).soft_ms, 949);
         // Under "no time limit", time_left does not start a clock.
         let mut t = TimeManager::new(700);
         t.set_control(TimeControl::from_gtp(0, 10_000, 0));
@@ -524,7 +527,7 @@ mod tests {
         t.set_control(TimeControl::Absolute { main_ms: 10_000 });
         let l = t.limits(Color::Black, &start(), Some(6), now);
         assert_eq!(l.depth, Some(6));
-        assert_eq!(l.time_ms, Some(315));
-        assert_eq!(l.deadline, Some(now + Duration::from_millis(945)));
+        assert_eq!(l.time_ms, Some(157));
+        assert_eq!(l.deadline, Some(now + Duration::from_millis(472)));
     }
 }
