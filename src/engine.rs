@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::board::{Board, Score};
 use crate::endgame::Searcher;
 use crate::square::Move;
-use crate::tt::TranspositionTable;
+use crate::tt::{TranspositionTable, TtAllocError};
 
 /// How the endgame is searched.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -121,6 +121,7 @@ pub struct Engine {
 
 impl Engine {
     /// Creates an engine with a transposition table of `config.hash_mb` MiB.
+    /// Aborts if the table cannot be allocated; [`Engine::try_new`] reports that instead.
     pub fn new(config: EngineConfig) -> Engine {
         let tt = Arc::new(TranspositionTable::new(config.hash_mb));
         Engine {
@@ -128,6 +129,16 @@ impl Engine {
             stop: Arc::new(AtomicBool::new(false)),
             tt,
         }
+    }
+
+    /// As [`Engine::new`], but a table that cannot be allocated is an error.
+    pub fn try_new(config: EngineConfig) -> Result<Engine, TtAllocError> {
+        let tt = TranspositionTable::try_with_bytes(config.hash_mb.saturating_mul(1 << 20))?;
+        Ok(Engine {
+            config,
+            stop: Arc::new(AtomicBool::new(false)),
+            tt: Arc::new(tt),
+        })
     }
 
     /// Creates an engine whose TT has at most `bytes` bytes (for tests of tiny tables; the

@@ -5,7 +5,7 @@
 //!   ignored. The side is `X`/`O`/`B`/`W`/`black`/`white` in any case. Printed as `X`, `O`, `-`.
 //! - OBF (Edax's endgame test files): `<board string>;` then ` MOVE:±score;` pairs, best first.
 //!   A line starting with `%` is a comment. Edax writes `--:-127` as a placeholder pass entry,
-//!   which is ignored (any pass entry whose score is outside ±64).
+//!   which is ignored; every other entry must be a legal move with a score in −64…64.
 //! - Problem lines for `flank solve`: an OBF line, or a board string optionally followed by the
 //!   exact score (as in `random-10-empties-1k.txt`: `board side score`).
 //! - Transcripts: `f5d6c3…`, two characters a move, any case, passes implicit (also accepted
@@ -51,17 +51,53 @@ pub enum ParseError {
     },
     /// Text where a transcript move was expected.
     BadTranscript(String),
+    /// A board string with more than 64 cells (the count found, at least 65).
+    TooManyCells(usize),
+    /// Text after the side to move of a board string.
+    TrailingText(String),
+    /// A score outside −64…64.
+    ScoreOutOfRange(i64),
+    /// An OBF entry whose move is not legal in the line's position.
+    IllegalListedMove(String),
+}
+
+/// At most 32 characters of user text for an error message, with `…` when cut, so that a
+/// huge input is never echoed whole.
+fn clip(s: &str) -> String {
+    const MAX: usize = 32;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", s[..i].escape_debug()),
+        None => s.escape_debug().to_string(),
+    }
 }
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ParseError::BadSquare(s) => write!(f, "bad square '{s}' (expected a1-h8)"),
-            ParseError::BadMove(s) => write!(f, "bad move '{s}' (expected a1-h8 or pass)"),
-            ParseError::BadColor(s) => write!(f, "bad color '{s}' (expected b, black, w or white)"),
+            ParseError::TooManyCells(n) => {
+                write!(
+                    f,
+                    "board string has {n} cells, expected 64 then the side to move"
+                )
+            }
+            ParseError::TrailingText(s) => {
+                write!(f, "unexpected text '{}' after the side to move", clip(s))
+            }
+            ParseError::ScoreOutOfRange(v) => write!(f, "score {v} is outside -64..64"),
+            ParseError::IllegalListedMove(s) => {
+                write!(f, "listed move '{}' is not legal in this position", clip(s))
+            }
+            ParseError::BadSquare(s) => write!(f, "bad square '{}' (expected a1-h8)", clip(s)),
+            ParseError::BadMove(s) => {
+                write!(f, "bad move '{}' (expected a1-h8 or pass)", clip(s))
+            }
+            ParseError::BadColor(s) => {
+                write!(f, "bad color '{}' (expected b, black, w or white)", clip(s))
+            }
             ParseError::BadCell { index, found } => write!(
                 f,
-                "bad board cell '{found}' at cell {} (expected X x * B b, O o W w, - .)",
+                "bad board cell '{}' at cell {} (expected X x * B b, O o W w, - .)",
+                found.escape_debug(),
                 index + 1
             ),
             ParseError::TooFewCells(n) => {
@@ -71,13 +107,17 @@ impl fmt::Display for ParseError {
                 )
             }
             ParseError::MissingSide => write!(f, "board string lacks the side to move (X or O)"),
-            ParseError::BadSide(s) => write!(f, "bad side to move '{s}' (expected X or O)"),
-            ParseError::BadObfEntry(s) => {
-                write!(f, "bad OBF move entry '{s}' (expected MOVE:score)")
+            ParseError::BadSide(s) => {
+                write!(f, "bad side to move '{}' (expected X or O)", clip(s))
             }
-            ParseError::BadScore(s) => write!(f, "bad score '{s}'"),
-            ParseError::IllegalMove { ply, mv } => write!(f, "illegal move '{mv}' at move {ply}"),
-            ParseError::BadTranscript(s) => write!(f, "bad transcript near '{s}'"),
+            ParseError::BadObfEntry(s) => {
+                write!(f, "bad OBF move entry '{}' (expected MOVE:score)", clip(s))
+            }
+            ParseError::BadScore(s) => write!(f, "bad score '{}'", clip(s)),
+            ParseError::IllegalMove { ply, mv } => {
+                write!(f, "illegal move '{}' at move {ply}", clip(mv))
+            }
+            ParseError::BadTranscript(s) => write!(f, "bad transcript near '{}'", clip(s)),
         }
     }
 }
@@ -176,6 +216,7 @@ pub fn parse_board_string(s: &str) -> Result<Position, ParseError> {
     let mut black = 0u64;
     let mut white = 0u64;
     let mut n = 0usize;
+    let s = s.trim_start_matches('\u{feff}');
     let mut rest = "";
     for (pos, ch) in s.char_indices() {
         if n == 64 {
@@ -201,11 +242,25 @@ pub fn parse_board_string(s: &str) -> Result<Position, ParseError> {
     if n < 64 {
         return Err(ParseError::TooFewCells(n));
     }
-    let side_text: String = rest.chars().filter(|c| !c.is_whitespace()).collect();
+    let rest = rest.trim_start();
+    let (side_text, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     if side_text.is_empty() {
         return Err(ParseError::MissingSide);
     }
-    let side = parse_side(&side_text)?;
+    let side = parse_side(side_text).map_err(|e| {
+        let is_cell = |c: char| "Xx*BbOoWw0-.".contains(c);
+        if side_text.chars().count() > 1 && side_text.chars().all(is_cell) {
+            // More cells than 64: say so rather than "bad side".
+            let extra = rest.chars().filter(|c| !c.is_whitespace()).count() - 1;
+            ParseError::TooManyCells(64 + extra)
+        } else {
+            e
+        }
+    })?;
+    let after = after.trim();
+    if !after.is_empty() {
+        return Err(ParseError::TrailingText(after.to_string()));
+    }
     Ok(Position::from_black_white(black, white, side).expect("cells are disjoint"))
 }
 
@@ -249,7 +304,7 @@ impl Problem {
 /// Accepted: an OBF line (`<board>; F5:+2; …`), or a board string optionally followed by an
 /// exact score (`<board> X -64`).
 pub fn parse_problem_line(line: &str) -> Result<Option<Problem>, ParseError> {
-    let line = line.trim();
+    let line = line.trim_start_matches('\u{feff}').trim();
     if line.is_empty() || line.starts_with('%') || line.starts_with('#') {
         return Ok(None);
     }
@@ -281,9 +336,13 @@ pub fn parse_problem_line(line: &str) -> Result<Option<Problem>, ParseError> {
                 .trim()
                 .parse()
                 .map_err(|_| ParseError::BadObfEntry(entry.to_string()))?;
-            let score = parse_score(s.trim())?;
-            if !(-64..=64).contains(&score) {
-                continue; // Edax's `--:-127` placeholder
+            let text = s.trim();
+            if mv == Move::Pass && text == "-127" {
+                continue; // Edax's `--:-127` placeholder: no pass here
+            }
+            let score = parse_score(text)?;
+            if position.play(mv).is_none() {
+                return Err(ParseError::IllegalListedMove(entry.to_string()));
             }
             move_scores.push((mv, score));
         }
@@ -308,10 +367,19 @@ fn split_trailing_score(head: &str) -> (&str, Option<&str>) {
     (head, None)
 }
 
+/// Parses a final score: an integer with at most one sign, in −64…64.
 fn parse_score(s: &str) -> Result<Score, ParseError> {
-    s.trim_start_matches('+')
-        .parse::<Score>()
-        .map_err(|_| ParseError::BadScore(s.to_string()))
+    let digits = s.strip_prefix('+').unwrap_or(s);
+    if digits.starts_with(['+', '-']) && s.starts_with('+') {
+        return Err(ParseError::BadScore(s.to_string()));
+    }
+    let v: i64 = digits
+        .parse()
+        .map_err(|_| ParseError::BadScore(s.to_string()))?;
+    if !(-64..=64).contains(&v) {
+        return Err(ParseError::ScoreOutOfRange(v));
+    }
+    Ok(v as Score)
 }
 
 /// Parses a transcript from the start position, e.g. `f5d6c3d3c4`. Passes are implicit
@@ -422,6 +490,47 @@ mod tests {
         assert_eq!(parse_problem_line(h).unwrap().unwrap().move_scores.len(), 2);
         assert_eq!(parse_problem_line("% comment").unwrap(), None);
         assert!(parse_problem_line("--- X; G8:+x;").is_err());
+    }
+
+    #[test]
+    fn bad_problem_lines_are_errors() {
+        let b = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X";
+        let err = |l: String| parse_problem_line(&l).unwrap_err();
+        assert_eq!(
+            err(format!("{b}; G8:+99;")),
+            ParseError::ScoreOutOfRange(99)
+        );
+        assert_eq!(err(format!("{b} 999")), ParseError::ScoreOutOfRange(999));
+        assert_eq!(
+            err(format!("{b}; G8:++18;")),
+            ParseError::BadScore("++18".into())
+        );
+        assert_eq!(
+            err(format!("{b}; A1:+18;")),
+            ParseError::IllegalListedMove("A1:+18".into())
+        );
+        assert_eq!(
+            err(format!("{b}; PA:+18;")),
+            ParseError::IllegalListedMove("PA:+18".into())
+        );
+        assert_eq!(
+            err(format!("{b} 18 extra")),
+            ParseError::TrailingText("18 extra".into())
+        );
+        let long = format!("{}-X", &b[..64]);
+        assert_eq!(err(long), ParseError::TooManyCells(65));
+        // A byte-order mark before the board is ignored.
+        let p = parse_problem_line(&format!("\u{feff}{b}; G8:+18;"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(p.expected, Some(18));
+    }
+
+    #[test]
+    fn error_messages_clip_long_input() {
+        let msg = ParseError::BadMove("z".repeat(100_000)).to_string();
+        assert!(msg.len() < 100, "{msg}");
+        assert!(msg.contains('…'));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use flank::Board;
 use flank::engine::{Engine, EngineConfig};
 use flank::gtp::GtpOptions;
 use flank::perft::{PassRule, perft};
-use flank::solve::{SolveKind, SolveOptions, nodes_per_second, run_solve, solve_problems};
+use flank::solve::{SolveKind, SolveOptions, per_second, run_solve, solve_problems};
 
 /// flank: an Othello (Reversi) engine speaking GTP, with an exact endgame solver.
 #[derive(Parser, Debug)]
@@ -103,8 +103,8 @@ struct SolveArgs {
     #[arg(long)]
     json: bool,
     /// Number of the first position (for files such as fforum-20-39.obf, use 20).
-    #[arg(long, default_value_t = 1)]
-    first_id: usize,
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1_000_000_000))]
+    first_id: u32,
     #[command(flatten)]
     engine: EngineArgs,
 }
@@ -130,9 +130,39 @@ struct PerftArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                let _ = e.print();
+                return ExitCode::from(2);
+            }
+            // One line: clap's first line, without its usage block.
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("bad arguments");
+            eprintln!(
+                "flank: {} (see flank --help)",
+                first.trim_start_matches("error: ")
+            );
+            return ExitCode::from(2);
+        }
+    };
     match run(cli) {
         Ok(code) => code,
+        // A reader that stopped reading (`flank solve | head`) is not an error.
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<io::Error>()
+                    .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("flank: {e:#}");
             ExitCode::from(2)
@@ -147,14 +177,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Perft(args) => {
             let start = Instant::now();
             let n = perft(&Board::start(), args.depth, args.pass_rule);
-            let ms = start.elapsed().as_millis() as u64;
+            let elapsed = start.elapsed();
             println!(
                 "perft {} ({:?} pass rule): {} leaves, {} ms, {} leaves/s",
                 args.depth,
                 args.pass_rule,
                 n,
-                ms,
-                nodes_per_second(n, ms)
+                elapsed.as_millis(),
+                per_second(n, elapsed)
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -171,7 +201,7 @@ fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
     if let Some(ms) = args.move_time {
         options.move_time_ms = ms;
     }
-    let engine = Engine::new(args.engine.config());
+    let engine = Engine::try_new(args.engine.config())?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
     flank::gtp::run(io::stdin().lock(), &mut out, engine, options).context("GTP I/O failed")?;
@@ -196,9 +226,9 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
     let opts = SolveOptions {
         kind,
         json: args.json,
-        first_id: args.first_id,
+        first_id: args.first_id as usize,
     };
-    let mut engine = Engine::new(args.engine.config());
+    let mut engine = Engine::try_new(args.engine.config())?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let summary = match args.file.as_deref() {

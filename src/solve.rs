@@ -91,13 +91,8 @@ pub struct SolveSummary {
     pub wrong: usize,
     /// Nodes over the batch.
     pub nodes: u64,
-    /// Wall time over the batch, in ms.
+    /// Wall time of the whole batch (parsing and output included), in ms.
     pub time_ms: u64,
-}
-
-/// Nodes per second from a node count and a time in ms (0 when no time has passed).
-pub fn nodes_per_second(nodes: u64, time_ms: u64) -> u64 {
-    nodes.saturating_mul(1000).checked_div(time_ms).unwrap_or(0)
 }
 
 /// Solves one problem and builds its record.
@@ -155,43 +150,66 @@ pub fn solve_problem(
 }
 
 /// Whether a result agrees with the problem's expected score `e` (rules in the module header).
+/// A best move the line does not list cannot be judged, so only its score counts.
 fn judge(problem: &Problem, kind: SolveKind, e: Score, best: Move, score: Score) -> bool {
-    let listed = |m: Move| {
-        problem
-            .move_scores
-            .iter()
-            .find(|(x, _)| *x == m)
-            .map(|&(_, s)| s)
-    };
-    let has_list = !problem.move_scores.is_empty();
+    let listed = problem
+        .move_scores
+        .iter()
+        .find(|(m, _)| *m == best)
+        .map(|&(_, s)| s);
     match kind {
-        SolveKind::Exact => score == e && (!has_list || listed(best) == Some(e)),
+        SolveKind::Exact => score == e && listed.is_none_or(|s| s == e),
         SolveKind::Wld => {
-            score.signum() == e.signum()
-                && (!has_list || listed(best).map(Score::signum) == Some(e.signum()))
+            score.signum() == e.signum() && listed.is_none_or(|s| s.signum() == e.signum())
         }
-        SolveKind::Depth(_) => !has_list || listed(best) == Some(e),
+        SolveKind::Depth(_) => listed.is_none_or(|s| s == e),
     }
 }
 
-/// Reads problems from `input`, solves each, writes one line per result to `out`, and a total
-/// line in text mode. Input lines that cannot be parsed are an error naming the line number.
+/// Why a result was judged wrong, for the text table.
+fn wrong_reason(problem: &Problem, kind: SolveKind, rec: &SolveRecord) -> String {
+    let best: Vec<String> = problem.best_moves().iter().map(|m| m.to_string()).collect();
+    let e = rec.expected.unwrap_or_default();
+    match kind {
+        SolveKind::Depth(_) => format!("WRONG (best moves {})", best.join(" ")),
+        SolveKind::Exact | SolveKind::Wld if best.is_empty() => format!("WRONG (expected {e:+})"),
+        _ => format!("WRONG (expected {e:+}, best moves {})", best.join(" ")),
+    }
+}
+
+/// Reads problems from `input` line by line, solving and writing each as soon as it is read,
+/// then a total line in text mode. A line that cannot be read or parsed stops the run with an
+/// error naming its line number (results already written stay written); input without any
+/// position is an error too.
 pub fn run_solve<R: BufRead, W: Write>(
-    input: R,
+    mut input: R,
     out: &mut W,
     engine: &mut Engine,
     opts: &SolveOptions,
 ) -> Result<SolveSummary> {
-    let mut problems = Vec::new();
-    for (n, line) in input.lines().enumerate() {
-        let line = line.context("cannot read input")?;
-        if let Some(p) =
-            parse_problem_line(&line).with_context(|| format!("line {}: cannot parse", n + 1))?
+    let mut batch = Batch::new(out, opts)?;
+    let mut buf = Vec::new();
+    let mut n = 0usize;
+    loop {
+        buf.clear();
+        if input
+            .read_until(b'\n', &mut buf)
+            .context("cannot read input")?
+            == 0
         {
-            problems.push(p);
+            break;
+        }
+        n += 1;
+        let line =
+            std::str::from_utf8(&buf).map_err(|_| anyhow::anyhow!("line {n}: not UTF-8 text"))?;
+        if let Some(p) = parse_problem_line(line).with_context(|| format!("line {n}"))? {
+            batch.solve(engine, &p)?;
         }
     }
-    solve_problems(&problems, out, engine, opts)
+    if batch.summary.positions == 0 {
+        anyhow::bail!("no positions in the input");
+    }
+    batch.finish()
 }
 
 /// Solves already parsed problems; see [`run_solve`].
@@ -201,28 +219,56 @@ pub fn solve_problems<W: Write>(
     engine: &mut Engine,
     opts: &SolveOptions,
 ) -> Result<SolveSummary> {
-    let mut sum = SolveSummary::default();
-    if !opts.json {
-        writeln!(
-            out,
-            "{:>4} {:>3} {:>4} {:>6} {:>14} {:>9} {:>11}  pv",
-            "#", "emp", "best", "score", "nodes", "time(ms)", "nodes/s"
-        )?;
+    let mut batch = Batch::new(out, opts)?;
+    for p in problems {
+        batch.solve(engine, p)?;
     }
-    for (i, p) in problems.iter().enumerate() {
-        let rec = solve_problem(engine, p, opts.first_id + i, opts.kind);
+    batch.finish()
+}
+
+/// A running batch: writes the header (before the first row), one row per problem, and the
+/// total line.
+struct Batch<'a, W: Write> {
+    out: &'a mut W,
+    opts: &'a SolveOptions,
+    summary: SolveSummary,
+    start: Instant,
+}
+
+impl<'a, W: Write> Batch<'a, W> {
+    fn new(out: &'a mut W, opts: &'a SolveOptions) -> Result<Self> {
+        Ok(Batch {
+            out,
+            opts,
+            summary: SolveSummary::default(),
+            start: Instant::now(),
+        })
+    }
+
+    fn solve(&mut self, engine: &mut Engine, p: &Problem) -> Result<()> {
+        let id = self.opts.first_id.saturating_add(self.summary.positions);
+        let started = Instant::now();
+        let rec = solve_problem(engine, p, id, self.opts.kind);
+        let nps = per_second(rec.nodes, started.elapsed());
+        let sum = &mut self.summary;
         sum.positions += 1;
         sum.nodes += rec.nodes;
-        sum.time_ms += rec.time_ms;
         match rec.ok {
             Some(true) => sum.ok += 1,
             Some(false) => sum.wrong += 1,
             None => {}
         }
-        if opts.json {
-            writeln!(out, "{}", serde_json::to_string(&rec)?)?;
+        if self.opts.json {
+            writeln!(self.out, "{}", serde_json::to_string(&rec)?)?;
         } else {
-            let score = match opts.kind {
+            if sum.positions == 1 {
+                writeln!(
+                    self.out,
+                    "{:>4} {:>3} {:>4} {:>6} {:>14} {:>9} {:>11}  pv",
+                    "#", "emp", "best", "score", "nodes", "time(ms)", "nodes/s"
+                )?;
+            }
+            let score = match self.opts.kind {
                 SolveKind::Wld => match rec.score.signum() {
                     1 => "win".to_string(),
                     -1 => "loss".to_string(),
@@ -230,40 +276,47 @@ pub fn solve_problems<W: Write>(
                 },
                 _ => format!("{:+}", rec.score),
             };
-            let check = match (rec.ok, rec.expected) {
-                (Some(true), _) => String::new(),
-                (Some(false), Some(e)) => format!("  WRONG (expected {e:+})"),
+            let check = match rec.ok {
+                Some(false) => format!("  {}", wrong_reason(p, self.opts.kind, &rec)),
                 _ => String::new(),
             };
             writeln!(
-                out,
+                self.out,
                 "{:>4} {:>3} {:>4} {:>6} {:>14} {:>9} {:>11}  {}{}",
-                rec.id,
-                rec.empties,
-                rec.best,
-                score,
-                rec.nodes,
-                rec.time_ms,
-                nodes_per_second(rec.nodes, rec.time_ms),
-                rec.pv,
-                check
+                rec.id, rec.empties, rec.best, score, rec.nodes, rec.time_ms, nps, rec.pv, check
             )?;
         }
-        out.flush()?;
+        self.out.flush()?;
+        Ok(())
     }
-    if !opts.json {
-        writeln!(
-            out,
-            "total: {} positions, {} ok, {} wrong, {} nodes, {} ms, {} nodes/s",
-            sum.positions,
-            sum.ok,
-            sum.wrong,
-            sum.nodes,
-            sum.time_ms,
-            nodes_per_second(sum.nodes, sum.time_ms)
-        )?;
+
+    fn finish(mut self) -> Result<SolveSummary> {
+        let elapsed = self.start.elapsed();
+        self.summary.time_ms = elapsed.as_millis() as u64;
+        let sum = &self.summary;
+        if !self.opts.json {
+            writeln!(
+                self.out,
+                "total: {} positions, {} ok, {} wrong, {} nodes, {} ms, {} nodes/s",
+                sum.positions,
+                sum.ok,
+                sum.wrong,
+                sum.nodes,
+                sum.time_ms,
+                per_second(sum.nodes, elapsed)
+            )?;
+            self.out.flush()?;
+        }
+        Ok(self.summary)
     }
-    Ok(sum)
+}
+
+/// Nodes per second over a measured duration (0 when no time has passed).
+pub fn per_second(nodes: u64, elapsed: std::time::Duration) -> u64 {
+    let us = elapsed.as_micros();
+    (u128::from(nodes) * 1_000_000)
+        .checked_div(us)
+        .map_or(0, |v| v.min(u128::from(u64::MAX)) as u64)
 }
 
 /// The built-in positions `flank solve` solves when given no file: flank's own depth-6

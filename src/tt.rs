@@ -117,6 +117,32 @@ fn data_gen(d: u64) -> u8 {
 
 /// The transposition table: a fixed array of buckets of [`BUCKET_SLOTS`] lock-free slots.
 ///
+/// The memory for a transposition table could not be allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtAllocError {
+    /// Bytes asked for.
+    pub bytes: usize,
+}
+
+impl TtAllocError {
+    fn layout(&self) -> std::alloc::Layout {
+        std::alloc::Layout::from_size_align(self.bytes, 8)
+            .unwrap_or(std::alloc::Layout::new::<u64>())
+    }
+}
+
+impl std::fmt::Display for TtAllocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot allocate {} MiB for the transposition table",
+            self.bytes >> 20
+        )
+    }
+}
+
+impl std::error::Error for TtAllocError {}
+
 /// Shared between threads as `Arc<TranspositionTable>`; every method takes `&self`.
 pub struct TranspositionTable {
     slots: Vec<Slot>,
@@ -133,25 +159,35 @@ impl TranspositionTable {
 
     /// A table of at most `bytes` bytes (at least one bucket of [`BUCKET_SLOTS`] slots of
     /// [`SLOT_BYTES`] bytes). Small sizes are for tests of replacement and collisions.
+    /// Aborts if the memory cannot be had; [`TranspositionTable::try_with_bytes`] reports it.
     pub fn with_bytes(bytes: usize) -> TranspositionTable {
+        TranspositionTable::try_with_bytes(bytes)
+            .unwrap_or_else(|e| std::alloc::handle_alloc_error(e.layout()))
+    }
+
+    /// As [`TranspositionTable::with_bytes`], but an allocation failure is an error.
+    pub fn try_with_bytes(bytes: usize) -> Result<TranspositionTable, TtAllocError> {
         let want = (bytes / (SLOT_BYTES * BUCKET_SLOTS)).max(1);
         let buckets = if want.is_power_of_two() {
             want
         } else {
             want.next_power_of_two() / 2
         };
-        let slots = (0..buckets * BUCKET_SLOTS)
-            .map(|_| Slot {
-                k1: AtomicU64::new(0),
-                k2: AtomicU64::new(0),
-                data: AtomicU64::new(0),
-            })
-            .collect();
-        TranspositionTable {
+        let n = buckets * BUCKET_SLOTS;
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(n).map_err(|_| TtAllocError {
+            bytes: n * SLOT_BYTES,
+        })?;
+        slots.extend((0..n).map(|_| Slot {
+            k1: AtomicU64::new(0),
+            k2: AtomicU64::new(0),
+            data: AtomicU64::new(0),
+        }));
+        Ok(TranspositionTable {
             slots,
             bucket_mask: buckets - 1,
             generation: AtomicU8::new(0),
-        }
+        })
     }
 
     /// Number of buckets (a power of two).

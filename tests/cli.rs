@@ -37,3 +37,49 @@ fn malformed_solve_input_names_the_line() {
     assert!(err.contains("line 3"), "{err}");
     assert!(err.contains("has 5 cells, expected 64"), "{err}");
 }
+
+#[test]
+fn argument_errors_are_one_line() {
+    for args in [
+        &["perft", "-1"][..],
+        &["solve", "--depth", "3", "--wld"],
+        &["solve", "--first-id", "99999999999999"],
+        &["gtp", "--bogus"],
+    ] {
+        let (code, out, err) = flank(args, "");
+        assert_eq!(code, 2, "{args:?}");
+        assert_eq!(out, "");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("flank: "), "{err}");
+    }
+}
+
+#[test]
+fn bad_problem_files_exit_2_with_the_line() {
+    const B: &str = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X";
+    for (input, reason) in [
+        (
+            format!("{B}; G8:+99;\n"),
+            "line 1: score 99 is outside -64..64",
+        ),
+        (format!("{B}; G8:++18;\n"), "line 1: bad score '++18'"),
+        (
+            format!("% c\n{B}; A1:+18;\n"),
+            "line 2: listed move 'A1:+18' is not legal",
+        ),
+        (
+            format!("{B} 18 extra\n"),
+            "line 1: unexpected text '18 extra'",
+        ),
+        (String::new(), "no positions in the input"),
+    ] {
+        let (code, _, err) = flank(&["solve", "-"], &input);
+        assert_eq!(code, 2, "{input}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(reason), "{err} lacks {reason}");
+    }
+    // A byte-order mark is not an error.
+    let (code, out, err) = flank(&["solve", "-"], &format!("\u{feff}{B}; G8:+18;\n"));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("total: 1 positions, 1 ok, 0 wrong"), "{out}");
+}
