@@ -4,11 +4,22 @@
 //! Framing follows `docs/protocols.md`: a command line is `[id] name args…` with an optional
 //! all-digit id; answers are `=[id] result` or `?[id] message` (no space between `=`/`?` and
 //! the id) followed by one empty line, never with an empty line inside. Input is cleaned
-//! first: `\r` and other control characters except tab and newline are dropped, everything
-//! from `#` is cut, tabs become spaces; empty and comment-only lines get no answer. Invalid
-//! UTF-8 is replaced, not fatal. The loop flushes after every answer and ends on `quit`
+//! first: `\r` and other control characters except tab and newline are dropped, as are
+//! byte-order marks (U+FEFF), everything from `#` is cut, tabs become spaces; empty and
+//! comment-only lines get no answer. Invalid UTF-8 is replaced, not fatal. A line longer than
+//! [`MAX_LINE_BYTES`] (1 MiB, comment not counted) is read in bounded chunks and answered
+//! `? syntax error: line too long`. The loop flushes after every answer and ends on `quit`
 //! (after answering it) or at end of input. Nothing but answers is written to the output:
 //! search info goes to stderr when [`GtpOptions::verbose`] is on.
+//!
+//! Every command checks its argument count (`? syntax error: play takes 2 arguments (play
+//! <color> <move>)`, `? syntax error: undo takes no arguments`), and a failed command leaves
+//! the game and the clocks unchanged. User text echoed in an error is clipped to
+//! [`MAX_ECHO_CHARS`] characters plus `…`; unknown command names are not echoed. `boardsize`
+//! accepts 8 only: any other integer, negative or huge, is `? unacceptable size`, anything
+//! else a syntax error. Clock times are seconds clamped as [`seconds_to_ms`] says (NaN and
+//! infinities are syntax errors), and the time manager never gives one move more than
+//! [`crate::timeman::MAX_MOVE_MS`] (1 hour).
 //!
 //! Passes (see [`crate::game`]): `play C pass` (any case, also `pa`, `ps`, `--`) is accepted when `C`
 //! has no legal move, game over included; `play C V` for the colour not to move records the
@@ -23,10 +34,10 @@ use std::time::Instant;
 
 use crate::board::Board;
 use crate::engine::{Engine, SearchInfo, SearchLimits};
-use crate::format::{Position, parse_board_string};
+use crate::format::{ParseError, Position, parse_board_string};
 use crate::game::{Game, GameError};
 use crate::square::{Color, Move, Square};
-use crate::timeman::{DEFAULT_MOVE_TIME_MS, TimeControl, TimeManager};
+use crate::timeman::{DEFAULT_MOVE_TIME_MS, TimeControl, TimeManager, seconds_to_ms};
 
 /// Settings of a GTP session (filled from the `flank gtp` command line).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,11 +109,12 @@ pub enum Command {
     ListCommands,
     /// `quit`: answer, then end the session.
     Quit,
-    /// `boardsize N`: only 8 is acceptable (and clears the board).
-    BoardSize(u64),
+    /// `boardsize N`: only 8 is acceptable (and clears the board). The size is saturated to
+    /// the `i64` range, so a huge or negative size is still `unacceptable size`.
+    BoardSize(i64),
     /// `clear_board`: start position, black to move, history and clocks reset.
     ClearBoard,
-    /// `komi x`: accepted and ignored.
+    /// `komi x`: any finite number, accepted and ignored.
     Komi,
     /// `play C V`.
     Play(Color, Move),
@@ -116,7 +128,8 @@ pub enum Command {
     ShowBoard,
     /// `final_score`: `B+n`, `W+n` or `0`.
     FinalScore,
-    /// `time_settings M B S` (seconds, converted to ms; decimals accepted).
+    /// `time_settings M B S` (seconds, converted to ms by [`seconds_to_ms`]: decimals
+    /// accepted, negative as 0, clamped to [`crate::timeman::MAX_CLOCK_MS`]).
     TimeSettings {
         /// Main time, ms.
         main_ms: u64,
@@ -125,7 +138,7 @@ pub enum Command {
         /// Stones per period.
         stones: u32,
     },
-    /// `time_left C T S` (T seconds, converted to ms; decimals accepted, negative as 0).
+    /// `time_left C T S` (T seconds, converted to ms by [`seconds_to_ms`]).
     TimeLeft {
         /// Whose clock.
         color: Color,
@@ -158,111 +171,206 @@ fn syntax(detail: impl std::fmt::Display) -> String {
     format!("syntax error: {detail}")
 }
 
-fn arg<'a>(args: &[&'a str], i: usize, usage: &str) -> Result<&'a str, String> {
-    args.get(i)
-        .copied()
-        .ok_or_else(|| syntax(format!("expected {usage}")))
+/// The most characters of user text echoed back in an error message; longer text is cut
+/// there and `…` appended.
+pub const MAX_ECHO_CHARS: usize = 32;
+
+/// The longest command line accepted, in bytes, not counting a `#` comment: a longer line is
+/// answered `? syntax error: line too long` and [`run`] never buffers more than this of it.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// `text` as echoed in an error message: at most [`MAX_ECHO_CHARS`] characters, then `…` if
+/// anything was cut. Clipping twice changes nothing.
+pub fn clip(text: &str) -> String {
+    match text.char_indices().nth(MAX_ECHO_CHARS) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
 }
 
-fn color_arg(args: &[&str], i: usize, usage: &str) -> Result<Color, String> {
-    arg(args, i, usage)?.parse::<Color>().map_err(syntax)
+/// The same error with every piece of user text in it clipped (see [`clip`]).
+fn clip_parse_error(e: ParseError) -> ParseError {
+    match e {
+        ParseError::BadSquare(s) => ParseError::BadSquare(clip(&s)),
+        ParseError::BadMove(s) => ParseError::BadMove(clip(&s)),
+        ParseError::BadColor(s) => ParseError::BadColor(clip(&s)),
+        ParseError::BadSide(s) => ParseError::BadSide(clip(&s)),
+        ParseError::BadObfEntry(s) => ParseError::BadObfEntry(clip(&s)),
+        ParseError::BadScore(s) => ParseError::BadScore(clip(&s)),
+        ParseError::IllegalMove { ply, mv } => ParseError::IllegalMove { ply, mv: clip(&mv) },
+        ParseError::BadTranscript(s) => ParseError::BadTranscript(clip(&s)),
+        other => other,
+    }
 }
 
-/// Seconds (decimals accepted, negative read as 0) to ms.
-fn seconds_arg(args: &[&str], i: usize, usage: &str) -> Result<u64, String> {
-    let t = arg(args, i, usage)?;
-    let s: f64 = t
-        .parse()
+/// `syntax error: …` for a parse error, user text clipped.
+fn parse_syntax(e: ParseError) -> String {
+    syntax(clip_parse_error(e))
+}
+
+/// Checks that `name` got exactly `usage`'s number of arguments, `usage` being the command
+/// line pattern (`play <color> <move>`, whose `<…>` parts are counted).
+///
+/// Error: `syntax error: play takes 2 arguments (play <color> <move>)`, or
+/// `syntax error: undo takes no arguments`.
+fn arity(args: &[&str], usage: &str) -> Result<(), String> {
+    let mut words = usage.split(' ');
+    let name = words.next().unwrap_or(usage);
+    let n = words.count();
+    if args.len() == n {
+        return Ok(());
+    }
+    Err(syntax(match n {
+        0 => format!("{name} takes no arguments"),
+        1 => format!("{name} takes 1 argument ({usage})"),
+        _ => format!("{name} takes {n} arguments ({usage})"),
+    }))
+}
+
+fn color_arg(t: &str) -> Result<Color, String> {
+    t.parse::<Color>().map_err(parse_syntax)
+}
+
+fn move_arg(t: &str) -> Result<Move, String> {
+    t.parse::<Move>().map_err(parse_syntax)
+}
+
+/// GTP seconds (decimals accepted, negative read as 0, huge clamped, see
+/// [`seconds_to_ms`]) to ms. NaN and infinities are syntax errors.
+fn seconds_arg(t: &str) -> Result<u64, String> {
+    t.parse::<f64>()
         .ok()
-        .filter(|s: &f64| s.is_finite())
-        .ok_or_else(|| syntax(format!("bad time '{t}' (expected seconds)")))?;
-    Ok((s.max(0.0) * 1000.0).round().min(u64::MAX as f64) as u64)
+        .and_then(seconds_to_ms)
+        .ok_or_else(|| syntax(format!("bad time '{}' (expected seconds)", clip(t))))
 }
 
-fn count_arg(args: &[&str], i: usize, usage: &str) -> Result<u32, String> {
-    let t = arg(args, i, usage)?;
+fn count_arg(t: &str) -> Result<u32, String> {
     t.parse()
-        .map_err(|_| syntax(format!("bad count '{t}' (expected a whole number)")))
+        .map_err(|_| syntax(format!("bad count '{}' (expected a whole number)", clip(t))))
+}
+
+/// A board size: any integer (optional sign, digits), saturated to the `i64` range so that
+/// huge and negative sizes are `unacceptable size` rather than syntax errors.
+fn board_size_arg(t: &str) -> Result<i64, String> {
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(syntax(format!(
+            "bad board size '{}' (expected an integer)",
+            clip(t)
+        )));
+    }
+    Ok(t.parse::<i64>().unwrap_or(if t.starts_with('-') {
+        i64::MIN
+    } else {
+        i64::MAX
+    }))
+}
+
+/// A komi: any finite number.
+fn komi_arg(t: &str) -> Result<(), String> {
+    match t.parse::<f64>() {
+        Ok(k) if k.is_finite() => Ok(()),
+        _ => Err(syntax(format!(
+            "bad komi '{}' (expected a number)",
+            clip(t)
+        ))),
+    }
 }
 
 impl Command {
-    /// Parses a command name (any case) and its arguments. Extra arguments are ignored,
-    /// except by `setboard`, which reads all of them as one board string.
+    /// Parses a command name (any case) and its arguments. Every command takes an exact
+    /// number of arguments, except `setboard`, which reads all of them (at least one) as one
+    /// board string.
     ///
-    /// Errors (the text after `? `): `unknown command`, `syntax error: …` for missing or
-    /// malformed arguments, or the board-string error for `setboard`.
+    /// Errors (the text after `? `): `unknown command`; `syntax error: …` for a wrong number
+    /// of arguments (`play takes 2 arguments (play <color> <move>)`, `undo takes no
+    /// arguments`) or a malformed one (`bad move 'z9' (expected a1-h8 or pass)`, user text
+    /// clipped to [`MAX_ECHO_CHARS`]), or the board-string error for `setboard`.
     pub fn parse(name: &str, args: &[&str]) -> Result<Command, String> {
         let name = name.to_ascii_lowercase();
+        let none = |cmd: Command| arity(args, &name).map(|()| cmd);
         Ok(match name.as_str() {
-            "protocol_version" => Command::ProtocolVersion,
-            "name" => Command::Name,
-            "version" => Command::Version,
-            "known_command" => Command::KnownCommand(arg(args, 0, "a command name")?.to_string()),
-            "list_commands" => Command::ListCommands,
-            "quit" => Command::Quit,
+            "protocol_version" => none(Command::ProtocolVersion)?,
+            "name" => none(Command::Name)?,
+            "version" => none(Command::Version)?,
+            "known_command" => {
+                arity(args, "known_command <command>")?;
+                Command::KnownCommand(args[0].to_string())
+            }
+            "list_commands" => none(Command::ListCommands)?,
+            "quit" => none(Command::Quit)?,
             "boardsize" => {
-                let t = arg(args, 0, "a board size")?;
-                Command::BoardSize(
-                    t.parse()
-                        .map_err(|_| syntax(format!("bad board size '{t}'")))?,
-                )
+                arity(args, "boardsize <size>")?;
+                Command::BoardSize(board_size_arg(args[0])?)
             }
-            "clear_board" => Command::ClearBoard,
-            "komi" => Command::Komi,
+            "clear_board" => none(Command::ClearBoard)?,
+            "komi" => {
+                arity(args, "komi <komi>")?;
+                komi_arg(args[0])?;
+                Command::Komi
+            }
             "play" => {
-                let usage = "play <color> <move>";
-                let c = color_arg(args, 0, usage)?;
-                let m = arg(args, 1, usage)?.parse::<Move>().map_err(syntax)?;
-                Command::Play(c, m)
+                arity(args, "play <color> <move>")?;
+                Command::Play(color_arg(args[0])?, move_arg(args[1])?)
             }
-            "genmove" => Command::GenMove(color_arg(args, 0, "genmove <color>")?),
-            "reg_genmove" => Command::RegGenMove(color_arg(args, 0, "reg_genmove <color>")?),
-            "undo" => Command::Undo,
-            "showboard" => Command::ShowBoard,
-            "final_score" => Command::FinalScore,
+            "genmove" => {
+                arity(args, "genmove <color>")?;
+                Command::GenMove(color_arg(args[0])?)
+            }
+            "reg_genmove" => {
+                arity(args, "reg_genmove <color>")?;
+                Command::RegGenMove(color_arg(args[0])?)
+            }
+            "undo" => none(Command::Undo)?,
+            "showboard" => none(Command::ShowBoard)?,
+            "final_score" => none(Command::FinalScore)?,
             "time_settings" => {
-                let usage = "time_settings <main> <byo-yomi> <stones>";
+                arity(args, "time_settings <main> <byo-yomi> <stones>")?;
                 Command::TimeSettings {
-                    main_ms: seconds_arg(args, 0, usage)?,
-                    byo_ms: seconds_arg(args, 1, usage)?,
-                    stones: count_arg(args, 2, usage)?,
+                    main_ms: seconds_arg(args[0])?,
+                    byo_ms: seconds_arg(args[1])?,
+                    stones: count_arg(args[2])?,
                 }
             }
             "time_left" => {
-                let usage = "time_left <color> <seconds> <stones>";
+                arity(args, "time_left <color> <seconds> <stones>")?;
                 Command::TimeLeft {
-                    color: color_arg(args, 0, usage)?,
-                    ms: seconds_arg(args, 1, usage)?,
-                    stones: count_arg(args, 2, usage)?,
+                    color: color_arg(args[0])?,
+                    ms: seconds_arg(args[1])?,
+                    stones: count_arg(args[2])?,
                 }
             }
-            "set_game" => Command::SetGame(args.join(" ")),
-            "list_games" => Command::ListGames,
+            "set_game" => {
+                arity(args, "set_game <game>")?;
+                Command::SetGame(args[0].to_string())
+            }
+            "list_games" => none(Command::ListGames)?,
             "setboard" => {
                 if args.is_empty() {
                     return Err(syntax("expected setboard <64 cells> <side to move>"));
                 }
-                Command::SetBoard(parse_board_string(&args.join(" ")).map_err(syntax)?)
+                Command::SetBoard(parse_board_string(&args.join(" ")).map_err(parse_syntax)?)
             }
-            "gogui-rules_game_id" => Command::RulesGameId,
-            "gogui-rules_board_size" => Command::RulesBoardSize,
-            "gogui-rules_board" => Command::RulesBoard,
-            "gogui-rules_legal_moves" => Command::RulesLegalMoves,
-            "gogui-rules_side_to_move" => Command::RulesSideToMove,
-            "gogui-rules_final_result" => Command::RulesFinalResult,
+            "gogui-rules_game_id" => none(Command::RulesGameId)?,
+            "gogui-rules_board_size" => none(Command::RulesBoardSize)?,
+            "gogui-rules_board" => none(Command::RulesBoard)?,
+            "gogui-rules_legal_moves" => none(Command::RulesLegalMoves)?,
+            "gogui-rules_side_to_move" => none(Command::RulesSideToMove)?,
+            "gogui-rules_final_result" => none(Command::RulesFinalResult)?,
             _ => return Err("unknown command".to_string()),
         })
     }
 }
 
 /// Cleans one input line as GTP asks: drops control characters except tab and newline
-/// (so `\r` goes), cuts from `#`, turns tabs into spaces and trims. Returns `None` when
-/// nothing is left (an empty or comment-only line gets no answer).
+/// (so `\r` goes) and byte-order marks (U+FEFF, which some clients put at the start of their
+/// input), cuts from `#`, turns tabs into spaces and trims. Returns `None` when nothing is
+/// left (an empty or comment-only line gets no answer).
 pub fn clean_line(line: &str) -> Option<String> {
     let cut = line.split('#').next().unwrap_or("");
     let cleaned: String = cut
         .chars()
-        .filter(|&c| c == '\t' || c == '\n' || !c.is_control())
+        .filter(|&c| c != '\u{feff}' && (c == '\t' || c == '\n' || !c.is_control()))
         .map(|c| if c == '\t' || c == '\n' { ' ' } else { c })
         .collect();
     let t = cleaned.trim();
@@ -323,10 +431,15 @@ impl Gtp {
     }
 
     /// Handles one input line. Returns `None` for empty and comment lines, otherwise the full
-    /// answer including its trailing empty line (`"= f5\n\n"`).
+    /// answer including its trailing empty line (`"= f5\n\n"`). A line longer than
+    /// [`MAX_LINE_BYTES`] before its `#` comment is answered as by [`Gtp::line_too_long`].
     pub fn handle_line(&mut self, line: &str) -> Option<String> {
         let start = Instant::now();
-        let cleaned = clean_line(line)?;
+        let content = line.split('#').next().unwrap_or("");
+        if content.len() > MAX_LINE_BYTES {
+            return Some(self.line_too_long(content));
+        }
+        let cleaned = clean_line(content)?;
         let mut tokens: Vec<&str> = cleaned.split_whitespace().collect();
         let id = if tokens[0].bytes().all(|b| b.is_ascii_digit()) {
             Some(tokens.remove(0))
@@ -343,6 +456,19 @@ impl Gtp {
             Ok(text) => format_response(id, true, &text),
             Err(text) => format_response(id, false, &text),
         })
+    }
+
+    /// The answer to a line too long to handle, of which `prefix` is the start:
+    /// `?[id] syntax error: line too long`, with the id if `prefix` starts with one (an
+    /// all-digit first token followed by more text). The game is unchanged.
+    pub fn line_too_long(&self, prefix: &str) -> String {
+        let cleaned = clean_line(prefix).unwrap_or_default();
+        let mut tokens = cleaned.split_whitespace();
+        let id = match (tokens.next(), tokens.next()) {
+            (Some(t), Some(_)) if t.bytes().all(|b| b.is_ascii_digit()) => Some(t),
+            _ => None,
+        };
+        format_response(id, false, &syntax("line too long"))
     }
 
     /// Runs one parsed command; `start` is when its line arrived (the clock's reference).
@@ -381,7 +507,8 @@ impl Gtp {
                 let board = self.game.position().board;
                 let mv = self.choose(c, &board, start);
                 self.game.play(c, mv).map_err(game_err)?;
-                self.time.spent(c, start.elapsed().as_millis() as u64);
+                let elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+                self.time.spent(c, elapsed_ms);
                 mv.to_string()
             }
             Command::RegGenMove(c) => {
@@ -572,8 +699,79 @@ impl Gtp {
     }
 }
 
+/// How [`read_line_bounded`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineRead {
+    /// End of input before any byte.
+    Eof,
+    /// A whole line (its `#` comment dropped) is in the buffer.
+    Line,
+    /// The line had more than the allowed bytes before its comment: the buffer holds its
+    /// start, the rest was read and discarded.
+    TooLong,
+}
+
+/// Reads one line (up to and including `\n`, or to end of input) into `buf` without the `\n`,
+/// in the reader's own chunks, keeping at most `max` bytes: everything from the first `#` (a comment) is read
+/// and dropped, and a line with more than `max` bytes before it is read to its end, keeping
+/// only the first `max`. `#` and `\n` never occur inside a UTF-8 sequence, so cutting there is
+/// safe.
+fn read_line_bounded<R: BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<LineRead> {
+    buf.clear();
+    let mut read_any = false;
+    let mut in_comment = false;
+    let mut too_long = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        read_any = true;
+        // `part` is this chunk's share of the line, without the `\n`.
+        let (part, used, at_end) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], i + 1, true),
+            None => (chunk, chunk.len(), false),
+        };
+        if !in_comment && !too_long {
+            let (content, hash) = match part.iter().position(|&b| b == b'#') {
+                Some(i) => (&part[..i], true),
+                None => (part, false),
+            };
+            let room = max - buf.len();
+            if content.len() > room {
+                buf.extend_from_slice(&content[..room]);
+                too_long = true;
+            } else {
+                buf.extend_from_slice(content);
+                in_comment = hash;
+            }
+        }
+        input.consume(used);
+        if at_end {
+            break;
+        }
+    }
+    Ok(if too_long {
+        LineRead::TooLong
+    } else if read_any {
+        LineRead::Line
+    } else {
+        LineRead::Eof
+    })
+}
+
 /// Runs a GTP session: reads commands from `input` line by line, writes each answer to
-/// `output` and flushes it, until `quit` (answered first) or end of input. Only I/O errors
+/// `output` and flushes it, until `quit` (answered first) or end of input. At most
+/// [`MAX_LINE_BYTES`] of a line are kept: a longer line (not counting a `#` comment) is read
+/// to its end in bounded chunks and answered `? syntax error: line too long`. Only I/O errors
 /// are returned; bad commands are answered with `? message`.
 pub fn run<R: BufRead, W: Write>(
     mut input: R,
@@ -584,12 +782,12 @@ pub fn run<R: BufRead, W: Write>(
     let mut gtp = Gtp::new(engine, options);
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        if input.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(());
-        }
-        let line = String::from_utf8_lossy(&buf);
-        if let Some(answer) = gtp.handle_line(&line) {
+        let answer = match read_line_bounded(&mut input, &mut buf, MAX_LINE_BYTES)? {
+            LineRead::Eof => return Ok(()),
+            LineRead::Line => gtp.handle_line(&String::from_utf8_lossy(&buf)),
+            LineRead::TooLong => Some(gtp.line_too_long(&String::from_utf8_lossy(&buf))),
+        };
+        if let Some(answer) = answer {
             output.write_all(answer.as_bytes())?;
             output.flush()?;
         }
@@ -633,7 +831,7 @@ mod tests {
         );
         assert_eq!(
             Command::parse("play", &["b"]),
-            Err("syntax error: expected play <color> <move>".into())
+            Err("syntax error: play takes 2 arguments (play <color> <move>)".into())
         );
         assert_eq!(
             Command::parse("time_left", &["w", "12.5", "0"]),
@@ -653,5 +851,45 @@ mod tests {
         );
         assert!(Command::parse("time_settings", &["x", "0", "0"]).is_err());
         assert!(Command::parse("boardsize", &["eight"]).is_err());
+    }
+
+    #[test]
+    fn bounded_reading_across_small_chunks() {
+        // A 3-byte buffer splits lines, comments and the limit across chunks.
+        let text = "ab#c#d\n0123456789\n01234\n#x\n\nlast";
+        let mut r = io::BufReader::with_capacity(3, text.as_bytes());
+        let mut buf = Vec::new();
+        let mut got = Vec::new();
+        loop {
+            let status = read_line_bounded(&mut r, &mut buf, 5).unwrap();
+            if status == LineRead::Eof {
+                break;
+            }
+            got.push((status, String::from_utf8(buf.clone()).unwrap()));
+        }
+        let want = [
+            (LineRead::Line, "ab"),
+            (LineRead::TooLong, "01234"),
+            (LineRead::Line, "01234"),
+            (LineRead::Line, ""),
+            (LineRead::Line, ""),
+            (LineRead::Line, "last"),
+        ];
+        let want: Vec<(LineRead, String)> = want.iter().map(|&(s, t)| (s, t.to_string())).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn clipping() {
+        assert_eq!(clip("f5"), "f5");
+        let long = "x".repeat(33);
+        let clipped = format!("{}…", "x".repeat(32));
+        assert_eq!(clip(&long), clipped);
+        assert_eq!(clip(&clipped), clipped);
+        assert_eq!(clip(&"x".repeat(32)), "x".repeat(32));
+        assert_eq!(
+            clean_line("\u{feff}\u{feff} name \u{feff}").as_deref(),
+            Some("name")
+        );
     }
 }

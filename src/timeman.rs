@@ -16,7 +16,12 @@
 //!   as long again), and the hard deadline is min(1.5 × target, usable / 3), never below soft;
 //! - in byo-yomi with `s` stones left in the period: target = usable / `s`, soft = target / 2,
 //!   hard = target + (usable − target) / `s` (the whole usable time for the last stone);
-//! - a position with at most one legal move gets an immediate answer (0 ms).
+//! - a position with at most one legal move gets an immediate answer (0 ms);
+//! - every budget is capped: hard at most [`MAX_MOVE_MS`] (1 hour), soft never above hard, so
+//!   an answer always comes however large the clock.
+//!
+//! Arithmetic is saturating throughout (clock values may be anything a GTP client sends);
+//! GTP seconds become ms through [`seconds_to_ms`], which clamps to [`MAX_CLOCK_MS`].
 //!
 //! When no `time_left` arrives, each side's clock is updated by measuring the thinking time
 //! reported through [`TimeManager::spent`]. Clocks are per colour: time spent by one side
@@ -40,6 +45,29 @@ pub const MARGIN_MS: u64 = 50;
 
 /// Proportional part of the safety margin, in percent of the time left.
 pub const MARGIN_PERCENT: u64 = 5;
+
+/// The most one move may take, in ms (1 hour): the hard limit of every budget is capped here
+/// (and the soft target with it), whatever the clock or the configured per-move time says.
+pub const MAX_MOVE_MS: u64 = 3_600_000;
+
+/// The largest clock value kept, in ms (10^12 ms, about 31.7 years): GTP times above it are
+/// read as this much. Far beyond any real game, small enough for plain arithmetic.
+pub const MAX_CLOCK_MS: u64 = 1_000_000_000_000;
+
+/// Converts GTP seconds (decimals accepted) to ms, rounded: negative is read as 0 and anything
+/// above [`MAX_CLOCK_MS`] as [`MAX_CLOCK_MS`]. `None` for NaN and infinities.
+pub fn seconds_to_ms(seconds: f64) -> Option<u64> {
+    if !seconds.is_finite() {
+        return None;
+    }
+    let ms = (seconds.max(0.0) * 1000.0).round();
+    // The cast is exact below the clamp (10^12 < 2^53).
+    Some(if ms >= MAX_CLOCK_MS as f64 {
+        MAX_CLOCK_MS
+    } else {
+        ms as u64
+    })
+}
 
 /// The time control of a game, as set by GTP `time_settings M B S`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,12 +260,12 @@ impl TimeManager {
                         return;
                     }
                     // Main time is over: the rest of this move counts against a period.
-                    elapsed -= c.remaining_ms;
+                    elapsed = elapsed.saturating_sub(c.remaining_ms);
                     c.remaining_ms = byo_ms;
                     c.stones_left = byo_stones;
                 }
                 c.remaining_ms = c.remaining_ms.saturating_sub(elapsed);
-                c.stones_left -= 1;
+                c.stones_left = c.stones_left.saturating_sub(1);
                 if c.stones_left == 0 {
                     c.remaining_ms = byo_ms;
                     c.stones_left = byo_stones;
@@ -246,7 +274,8 @@ impl TimeManager {
         }
     }
 
-    /// The budget for `color` to move in `board` (`board.player` is `color`'s discs).
+    /// The budget for `color` to move in `board` (`board.player` is `color`'s discs), capped
+    /// at [`MAX_MOVE_MS`].
     pub fn budget(&self, color: Color, board: &Board) -> Budget {
         if board.moves().count_ones() <= 1 {
             return Budget {
@@ -255,12 +284,17 @@ impl TimeManager {
             };
         }
         let clock = self.clocks[idx(color)];
-        match self.control {
+        let b = match self.control {
             TimeControl::PerMove | TimeControl::NoLimit => per_move_budget(self.move_time_ms),
             _ if clock.stones_left > 0 => {
                 byoyomi_budget(clock.remaining_ms, clock.stones_left as u64)
             }
             _ => main_time_budget(clock.remaining_ms, board.empties()),
+        };
+        let hard_ms = b.hard_ms.min(MAX_MOVE_MS);
+        Budget {
+            soft_ms: b.soft_ms.min(hard_ms),
+            hard_ms,
         }
     }
 
@@ -292,7 +326,7 @@ impl TimeManager {
         }
         let b = self.budget(color, board);
         limits.time_ms = Some(b.soft_ms);
-        limits.deadline = Some(start + Duration::from_millis(b.hard_ms));
+        limits.deadline = start.checked_add(Duration::from_millis(b.hard_ms));
         limits
     }
 }
@@ -305,9 +339,14 @@ fn per_move_budget(move_ms: u64) -> Budget {
     }
 }
 
-/// Remaining time minus the safety margin (5 % + 50 ms).
+/// Remaining time minus the safety margin (5 % + 50 ms); the percentage is taken in 128 bits,
+/// so any `u64` works.
 fn usable(remaining_ms: u64) -> u64 {
-    remaining_ms.saturating_sub(remaining_ms * MARGIN_PERCENT / 100 + MARGIN_MS)
+    let percent = u128::from(remaining_ms) * u128::from(MARGIN_PERCENT) / 100;
+    let margin = u64::try_from(percent)
+        .unwrap_or(u64::MAX)
+        .saturating_add(MARGIN_MS);
+    remaining_ms.saturating_sub(margin)
 }
 
 /// Main time: equal split over this side's remaining moves.
@@ -316,7 +355,7 @@ fn main_time_budget(remaining_ms: u64, empties: u32) -> Budget {
     let moves_to_go = (empties as u64).div_ceil(2).max(MIN_MOVES_TO_GO);
     let target = usable / moves_to_go;
     let soft = target / 2;
-    let hard = (target * 3 / 2).min(usable / 3).max(soft);
+    let hard = (target.saturating_mul(3) / 2).min(usable / 3).max(soft);
     Budget {
         soft_ms: soft,
         hard_ms: hard,
@@ -326,10 +365,11 @@ fn main_time_budget(remaining_ms: u64, empties: u32) -> Budget {
 /// Byo-yomi: `stones` moves to play in `remaining_ms`.
 fn byoyomi_budget(remaining_ms: u64, stones: u64) -> Budget {
     let usable = usable(remaining_ms);
+    let stones = stones.max(1);
     let target = usable / stones;
     Budget {
         soft_ms: target / 2,
-        hard_ms: target + (usable - target) / stones,
+        hard_ms: target.saturating_add(usable.saturating_sub(target) / stones),
     }
 }
 
@@ -529,5 +569,88 @@ mod tests {
         assert_eq!(l.depth, Some(6));
         assert_eq!(l.time_ms, Some(157));
         assert_eq!(l.deadline, Some(now + Duration::from_millis(472)));
+    }
+
+    #[test]
+    fn seconds_to_ms_clamps_and_rejects_non_finite() {
+        assert_eq!(seconds_to_ms(12.5), Some(12_500));
+        assert_eq!(seconds_to_ms(0.0004), Some(0));
+        assert_eq!(seconds_to_ms(-3.0), Some(0));
+        assert_eq!(seconds_to_ms(1e9), Some(MAX_CLOCK_MS));
+        assert_eq!(seconds_to_ms(1e15), Some(MAX_CLOCK_MS));
+        assert_eq!(seconds_to_ms(1e300), Some(MAX_CLOCK_MS));
+        assert_eq!(seconds_to_ms(999_999_999.0), Some(999_999_999_000));
+        assert_eq!(seconds_to_ms(f64::NAN), None);
+        assert_eq!(seconds_to_ms(f64::INFINITY), None);
+        assert_eq!(seconds_to_ms(f64::NEG_INFINITY), None);
+    }
+
+    #[test]
+    fn huge_clocks_are_capped_at_max_move_ms() {
+        let now = Instant::now();
+        let capped = Budget {
+            soft_ms: MAX_MOVE_MS,
+            hard_ms: MAX_MOVE_MS,
+        };
+        // Absolute time, up to u64::MAX ms: no overflow, and at most an hour per move.
+        for main_ms in [MAX_CLOCK_MS, u64::MAX / 5 + 1, u64::MAX] {
+            let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
+            t.set_control(TimeControl::from_gtp(main_ms, 0, 0));
+            assert_eq!(t.budget(Color::Black, &start()), capped, "{main_ms}");
+            let l = t.limits(Color::Black, &start(), None, now);
+            assert_eq!(l.time_ms, Some(MAX_MOVE_MS));
+            assert_eq!(
+                l.deadline,
+                Some(now + Duration::from_millis(MAX_MOVE_MS)),
+                "{main_ms}"
+            );
+            t.spent(Color::Black, u64::MAX);
+            assert_eq!(t.clock(Color::Black).remaining_ms, 0);
+        }
+        // Byo-yomi with a huge period, last stone and many stones.
+        let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
+        t.set_control(TimeControl::from_gtp(0, u64::MAX, 1));
+        assert_eq!(t.budget(Color::White, &start()), capped);
+        t.time_left(Color::White, u64::MAX, u32::MAX);
+        // usable / 2^32 - 1 stones is still over an hour: soft is capped too.
+        assert_eq!(t.budget(Color::White, &start()), capped);
+        t.spent(Color::White, u64::MAX);
+        assert_eq!(t.clock(Color::White).stones_left, u32::MAX - 1);
+        // Main time running out with a huge overrun charges the period, no panic.
+        t.set_control(TimeControl::from_gtp(1_000, u64::MAX, 3));
+        t.spent(Color::Black, u64::MAX);
+        assert_eq!(
+            t.clock(Color::Black),
+            Clock {
+                remaining_ms: 1_000,
+                stones_left: 2
+            }
+        );
+        // A hand-made Canadian control with zero stones: no underflow when main time runs out.
+        let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
+        t.set_control(TimeControl::Canadian {
+            main_ms: 1_000,
+            byo_ms: 60_000,
+            byo_stones: 0,
+        });
+        t.spent(Color::Black, 70_000);
+        assert_eq!(
+            t.clock(Color::Black),
+            Clock {
+                remaining_ms: 60_000,
+                stones_left: 0
+            }
+        );
+        let b = t.budget(Color::Black, &start());
+        assert!(b.soft_ms <= b.hard_ms && b.hard_ms <= MAX_MOVE_MS, "{b:?}");
+        // The configured per-move time is capped too.
+        let t = TimeManager::new(u64::MAX);
+        assert_eq!(
+            t.budget(Color::Black, &start()),
+            Budget {
+                soft_ms: MAX_MOVE_MS,
+                hard_ms: MAX_MOVE_MS
+            }
+        );
     }
 }

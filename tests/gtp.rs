@@ -7,9 +7,9 @@
 use flank::engine::{Engine, EngineConfig};
 use flank::format::Position;
 use flank::game::Game;
-use flank::gtp::{COMMANDS, Gtp, GtpOptions, run};
+use flank::gtp::{COMMANDS, Gtp, GtpOptions, MAX_LINE_BYTES, run};
 use flank::square::{Color, Move};
-use flank::timeman::{Clock, TimeControl};
+use flank::timeman::{Clock, MAX_CLOCK_MS, MAX_MOVE_MS, TimeControl};
 
 /// Options for tests: 20 ms per move, so genmove stays fast whatever the search does (the
 /// tests never depend on which legal move is chosen).
@@ -177,8 +177,172 @@ fn boardsize_komi_set_game() {
     );
     assert_eq!(
         out,
-        "=\n\n? unacceptable size\n\n? syntax error: bad board size 'eight'\n\n=\n\n=\n\n\
-         ? unsupported game\n\n?1 unsupported game\n\n"
+        "=\n\n? unacceptable size\n\n\
+         ? syntax error: bad board size 'eight' (expected an integer)\n\n=\n\n=\n\n\
+         ? unsupported game\n\n?1 syntax error: set_game takes 1 argument (set_game <game>)\n\n"
+    );
+}
+
+#[test]
+fn boardsize_any_integer_but_8_is_unacceptable() {
+    let mut g = gtp();
+    ok(&mut g, "play b f5");
+    let before = g.game().clone();
+    let huge = "9".repeat(10_000);
+    for size in [
+        "-1",
+        "0",
+        &huge,
+        "19",
+        "-8",
+        "+9",
+        "99999999999999999999999999",
+        "-99999999999999999999999999",
+        "18446744073709551616",
+    ] {
+        assert_eq!(
+            err(&mut g, &format!("boardsize {size}")),
+            "unacceptable size"
+        );
+        assert_eq!(g.game(), &before, "boardsize {size}");
+    }
+    for (size, shown) in [
+        ("8.0", "8.0"),
+        ("-", "-"),
+        ("+", "+"),
+        ("1e3", "1e3"),
+        ("--8", "--8"),
+        ("x8", "x8"),
+        (
+            &format!("{}x", "9".repeat(40)),
+            "99999999999999999999999999999999…",
+        ),
+    ] {
+        assert_eq!(
+            err(&mut g, &format!("boardsize {size}")),
+            format!("syntax error: bad board size '{shown}' (expected an integer)")
+        );
+        assert_eq!(g.game(), &before, "boardsize {size}");
+    }
+    // 8 in any integer spelling clears the board.
+    for size in ["8", "+8", "008"] {
+        assert_ne!(g.game(), &Game::new());
+        ok(&mut g, &format!("boardsize {size}"));
+        assert_eq!(g.game(), &Game::new(), "boardsize {size}");
+        ok(&mut g, "play b f5");
+    }
+}
+
+#[test]
+fn komi_needs_one_number() {
+    let out = session(
+        "komi 6.5\nkomi -3\nkomi 0\nkomi\nkomi abc\nkomi nan\nkomi inf\nkomi 1 2\n\
+         gogui-rules_side_to_move\n",
+    );
+    assert_eq!(
+        out,
+        "=\n\n=\n\n=\n\n\
+         ? syntax error: komi takes 1 argument (komi <komi>)\n\n\
+         ? syntax error: bad komi 'abc' (expected a number)\n\n\
+         ? syntax error: bad komi 'nan' (expected a number)\n\n\
+         ? syntax error: bad komi 'inf' (expected a number)\n\n\
+         ? syntax error: komi takes 1 argument (komi <komi>)\n\n\
+         = black\n\n"
+    );
+}
+
+#[test]
+fn wrong_argument_counts_are_syntax_errors() {
+    let mut g = gtp();
+    ok(&mut g, "play b f5");
+    let before = g.game().clone();
+    let cases: &[(&str, &str)] = &[
+        (
+            "play w d6 extra junk",
+            "play takes 2 arguments (play <color> <move>)",
+        ),
+        (
+            "play w d6 x",
+            "play takes 2 arguments (play <color> <move>)",
+        ),
+        ("play w", "play takes 2 arguments (play <color> <move>)"),
+        ("undo 3", "undo takes no arguments"),
+        ("genmove w b", "genmove takes 1 argument (genmove <color>)"),
+        (
+            "reg_genmove w b",
+            "reg_genmove takes 1 argument (reg_genmove <color>)",
+        ),
+        ("name extra", "name takes no arguments"),
+        ("clear_board now", "clear_board takes no arguments"),
+        ("quit now", "quit takes no arguments"),
+        ("protocol_version 2", "protocol_version takes no arguments"),
+        ("version x", "version takes no arguments"),
+        ("list_commands all", "list_commands takes no arguments"),
+        ("showboard x", "showboard takes no arguments"),
+        ("final_score x", "final_score takes no arguments"),
+        ("list_games x", "list_games takes no arguments"),
+        (
+            "known_command",
+            "known_command takes 1 argument (known_command <command>)",
+        ),
+        (
+            "known_command play genmove",
+            "known_command takes 1 argument (known_command <command>)",
+        ),
+        (
+            "boardsize 8 8",
+            "boardsize takes 1 argument (boardsize <size>)",
+        ),
+        ("komi 6.5 7", "komi takes 1 argument (komi <komi>)"),
+        (
+            "set_game Othello now",
+            "set_game takes 1 argument (set_game <game>)",
+        ),
+        (
+            "time_settings 10 0 0 0",
+            "time_settings takes 3 arguments (time_settings <main> <byo-yomi> <stones>)",
+        ),
+        (
+            "time_left b 10 0 0",
+            "time_left takes 3 arguments (time_left <color> <seconds> <stones>)",
+        ),
+        (
+            "gogui-rules_board x",
+            "gogui-rules_board takes no arguments",
+        ),
+        (
+            "gogui-rules_legal_moves x",
+            "gogui-rules_legal_moves takes no arguments",
+        ),
+        (
+            "GOGUI-RULES_GAME_ID x",
+            "gogui-rules_game_id takes no arguments",
+        ),
+        (
+            "gogui-rules_board_size 8",
+            "gogui-rules_board_size takes no arguments",
+        ),
+        (
+            "gogui-rules_side_to_move x",
+            "gogui-rules_side_to_move takes no arguments",
+        ),
+        (
+            "gogui-rules_final_result x",
+            "gogui-rules_final_result takes no arguments",
+        ),
+    ];
+    for (cmd, msg) in cases {
+        assert_eq!(err(&mut g, cmd), format!("syntax error: {msg}"), "{cmd}");
+        assert_eq!(g.game(), &before, "{cmd} changed the game");
+        assert!(!g.should_quit(), "{cmd}");
+    }
+    // A clock command with extra arguments leaves the clock alone.
+    assert_eq!(g.time().control(), TimeControl::PerMove);
+    // In a session: the bad quit does not end it, the good one does.
+    assert_eq!(
+        session("quit now\n7 undo 3\nquit\nname\n"),
+        "? syntax error: quit takes no arguments\n\n\
+         ?7 syntax error: undo takes no arguments\n\n=\n\n"
     );
 }
 
@@ -453,19 +617,31 @@ fn bad_input_leaves_the_game_unchanged() {
             "play red c3",
             "syntax error: bad color 'red' (expected b, black, w or white)",
         ),
-        ("play b", "syntax error: expected play <color> <move>"),
-        ("play", "syntax error: expected play <color> <move>"),
+        (
+            "play b",
+            "syntax error: play takes 2 arguments (play <color> <move>)",
+        ),
+        (
+            "play",
+            "syntax error: play takes 2 arguments (play <color> <move>)",
+        ),
         ("play b f5", "occupied square f5"),
         ("play b a1", "illegal move"),
         ("play b pass", "illegal move"),
         ("play w c3", "wrong color"),
         ("genmove w", "wrong color"),
-        ("genmove", "syntax error: expected genmove <color>"),
+        (
+            "genmove",
+            "syntax error: genmove takes 1 argument (genmove <color>)",
+        ),
         (
             "genmove purple",
             "syntax error: bad color 'purple' (expected b, black, w or white)",
         ),
-        ("reg_genmove", "syntax error: expected reg_genmove <color>"),
+        (
+            "reg_genmove",
+            "syntax error: reg_genmove takes 1 argument (reg_genmove <color>)",
+        ),
         (
             "setboard",
             "syntax error: expected setboard <64 cells> <side to move>",
@@ -479,16 +655,22 @@ fn bad_input_leaves_the_game_unchanged() {
             "syntax error: bad board cell 'z' at cell 3 (expected X x * B b, O o W w, - .)",
         ),
         ("boardsize 19", "unacceptable size"),
-        ("boardsize", "syntax error: expected a board size"),
+        (
+            "boardsize",
+            "syntax error: boardsize takes 1 argument (boardsize <size>)",
+        ),
         ("set_game Go", "unsupported game"),
-        ("known_command", "syntax error: expected a command name"),
+        (
+            "known_command",
+            "syntax error: known_command takes 1 argument (known_command <command>)",
+        ),
         (
             "time_settings 10 x 0",
             "syntax error: bad time 'x' (expected seconds)",
         ),
         (
             "time_settings 10 0",
-            "syntax error: expected time_settings <main> <byo-yomi> <stones>",
+            "syntax error: time_settings takes 3 arguments (time_settings <main> <byo-yomi> <stones>)",
         ),
         (
             "time_left b 10 -1",
@@ -600,4 +782,206 @@ fn two_sessions_side_by_side() {
     ok(&mut a, "play b f5");
     assert_eq!(ok(&mut b, "gogui-rules_side_to_move"), "black");
     assert_eq!(ok(&mut a, "gogui-rules_side_to_move"), "white");
+}
+
+#[test]
+fn huge_clock_values_are_clamped_and_genmove_answers() {
+    let max = MAX_CLOCK_MS;
+    let mut g = gtp();
+    for (cmd, control) in [
+        (
+            "time_settings 1e15 0 0",
+            TimeControl::Absolute { main_ms: max },
+        ),
+        (
+            "time_settings 1e300 0 0",
+            TimeControl::Absolute { main_ms: max },
+        ),
+        (
+            "time_settings 18446744073709551615 0 0",
+            TimeControl::Absolute { main_ms: max },
+        ),
+        (
+            "time_settings 0 1e300 1",
+            TimeControl::Canadian {
+                main_ms: 0,
+                byo_ms: max,
+                byo_stones: 1,
+            },
+        ),
+        ("time_settings 1e300 1e300 0", TimeControl::NoLimit),
+    ] {
+        ok(&mut g, cmd);
+        assert_eq!(g.time().control(), control, "{cmd}");
+    }
+    ok(&mut g, "time_settings 300 0 0");
+    ok(&mut g, "time_left b 1e300 1");
+    assert_eq!(
+        g.time().clock(Color::Black),
+        Clock {
+            remaining_ms: max,
+            stones_left: 1
+        }
+    );
+    ok(&mut g, "time_left w -1e300 0");
+    assert_eq!(g.time().clock(Color::White).remaining_ms, 0);
+    // Every budget is capped at an hour per move, whatever the clock.
+    let start = Position::start().board;
+    for color in [Color::Black, Color::White] {
+        assert!(g.time().budget(color, &start).hard_ms <= MAX_MOVE_MS);
+    }
+    // Non-finite times are syntax errors and change nothing.
+    let before = g.time().clone();
+    for (cmd, shown) in [
+        ("time_settings nan 0 0", "nan"),
+        ("time_settings inf 0 0", "inf"),
+        ("time_settings 0 -inf 1", "-inf"),
+        ("time_settings 0 Infinity 1", "Infinity"),
+        ("time_left b NaN 0", "NaN"),
+        ("time_left w 1e999 0", "1e999"),
+    ] {
+        assert_eq!(
+            err(&mut g, cmd),
+            format!("syntax error: bad time '{shown}' (expected seconds)"),
+            "{cmd}"
+        );
+        assert_eq!(g.time().control(), before.control(), "{cmd}");
+        assert_eq!(g.time().clock(Color::Black), before.clock(Color::Black));
+        assert_eq!(g.time().clock(Color::White), before.clock(Color::White));
+    }
+    // genmove under a huge clock answers (a fixed depth bounds the search: without it the
+    // engine may use its full hour), in a session of its own.
+    let opts = GtpOptions {
+        depth: Some(2),
+        ..options()
+    };
+    for clock in [
+        "time_settings 1e15 0 0",
+        "time_settings 18446744073709551615 0 0",
+        "time_settings 0 1e300 1",
+        "time_left b 1e300 1",
+    ] {
+        let mut out: Vec<u8> = Vec::new();
+        run(
+            format!("{clock}\ngenmove b\ngenmove w\n").as_bytes(),
+            &mut out,
+            engine(),
+            opts.clone(),
+        )
+        .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let answers: Vec<&str> = out.split("\n\n").collect();
+        assert_eq!(answers.len(), 4, "{clock}: {out:?}");
+        assert_eq!(answers[0], "=", "{clock}");
+        let mut mirror = Game::new();
+        for (a, c) in answers[1..3].iter().zip([Color::Black, Color::White]) {
+            let m: Move = a.strip_prefix("= ").expect("success").parse().unwrap();
+            mirror.play(c, m).expect("legal");
+        }
+    }
+}
+
+#[test]
+fn echoed_user_text_is_clipped() {
+    let long_move = "z".repeat(100_000);
+    let mut g = gtp();
+    let z32 = "z".repeat(32);
+    let cases = [
+        (
+            format!("play b {long_move}"),
+            format!("syntax error: bad move '{z32}…' (expected a1-h8 or pass)"),
+        ),
+        (
+            format!("play {long_move} f5"),
+            format!("syntax error: bad color '{z32}…' (expected b, black, w or white)"),
+        ),
+        (
+            format!("genmove {long_move}"),
+            format!("syntax error: bad color '{z32}…' (expected b, black, w or white)"),
+        ),
+        (
+            format!("time_settings {long_move} 0 0"),
+            format!("syntax error: bad time '{z32}…' (expected seconds)"),
+        ),
+        (
+            format!("time_left b 10 {long_move}"),
+            format!("syntax error: bad count '{z32}…' (expected a whole number)"),
+        ),
+        (
+            format!("komi {long_move}"),
+            format!("syntax error: bad komi '{z32}…' (expected a number)"),
+        ),
+        (
+            format!("setboard {} {long_move}", "-".repeat(64)),
+            format!("syntax error: bad side to move '{z32}…' (expected X or O)"),
+        ),
+        // Exactly 32 characters are echoed whole; multi-byte characters are not split.
+        (
+            format!("play b {z32}"),
+            format!("syntax error: bad move '{z32}' (expected a1-h8 or pass)"),
+        ),
+        (
+            format!("play b {}", "é".repeat(40)),
+            format!(
+                "syntax error: bad move '{}…' (expected a1-h8 or pass)",
+                "é".repeat(32)
+            ),
+        ),
+    ];
+    for (cmd, msg) in &cases {
+        assert_eq!(&err(&mut g, cmd), msg);
+        assert_eq!(g.game(), &Game::new());
+    }
+    // Unknown command names are never echoed.
+    assert_eq!(err(&mut g, &long_move), "unknown command");
+}
+
+#[test]
+fn over_long_lines_are_refused_without_buffering() {
+    let huge = "z".repeat(MAX_LINE_BYTES + 10);
+    // Too long before its comment: refused (with the id), the session goes on.
+    let input = format!(
+        "5 play b {huge}\nplay b f5\n{huge}\n6 {huge} # comment\ngogui-rules_side_to_move\n"
+    );
+    assert_eq!(
+        session(&input),
+        "?5 syntax error: line too long\n\n=\n\n? syntax error: line too long\n\n\
+         ?6 syntax error: line too long\n\n= white\n\n"
+    );
+    // A long comment does not count: the command before it runs.
+    let input = format!("7 play b f5 # {huge}\n# {huge}\ngogui-rules_side_to_move\n");
+    assert_eq!(session(&input), "=7\n\n= white\n\n");
+    // Exactly the limit is a line like any other (an unknown command here).
+    let input = format!("{}\nname\n", "q".repeat(MAX_LINE_BYTES));
+    assert_eq!(session(&input), "? unknown command\n\n= flank\n\n");
+    // A too-long last line without a newline is answered too.
+    assert_eq!(
+        session(&format!("name\n{huge}")),
+        "= flank\n\n? syntax error: line too long\n\n"
+    );
+    // The same through handle_line.
+    let mut g = gtp();
+    assert_eq!(
+        g.handle_line(&format!("9 play b {huge}")),
+        Some("?9 syntax error: line too long\n\n".to_string())
+    );
+    assert_eq!(g.handle_line(&format!("# {huge}")), None);
+    assert_eq!(g.game(), &Game::new());
+}
+
+#[test]
+fn byte_order_marks_are_ignored() {
+    // At the start of input, as raw bytes, and at the start of later lines.
+    let mut input = b"\xEF\xBB\xBFname\n".to_vec();
+    input.extend_from_slice(
+        "\u{feff}1 play b f5\r\n\u{feff}\n2 gogui-rules_side_to_move\n".as_bytes(),
+    );
+    let mut out: Vec<u8> = Vec::new();
+    run(&input[..], &mut out, engine(), options()).unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "= flank\n\n=1\n\n=2 white\n\n"
+    );
+    let mut g = gtp();
+    assert_eq!(ok(&mut g, "\u{feff}protocol_version"), "2");
 }
