@@ -193,7 +193,10 @@ impl Engine {
         self.stop.store(false, Ordering::Relaxed);
         self.tt.new_search();
         let start = Instant::now();
-        let soft = limits.time_ms.map(|ms| start + Duration::from_millis(ms));
+        // A target too far ahead to represent is no target.
+        let soft = limits
+            .time_ms
+            .and_then(|ms| start.checked_add(Duration::from_millis(ms)));
         let mut s = Searcher::new(self.tt.clone(), self.stop.clone(), limits.deadline);
         if board.is_game_over() {
             let score = board.final_score();
@@ -322,7 +325,7 @@ impl Engine {
                 // Before a solve attempt, the midgame only gets a quarter of the soft time: it
                 // provides the fallback move and fills the TT for move ordering.
                 let mid_soft = match (try_solve, limits.time_ms) {
-                    (true, Some(ms)) => Some(start + Duration::from_millis(ms / 4)),
+                    (true, Some(ms)) => start.checked_add(Duration::from_millis(ms / 4)),
                     _ => soft,
                 };
                 let mid = self.midgame(s, board, max, mid_soft, start, on_info);
@@ -330,9 +333,9 @@ impl Engine {
                 if try_solve && room {
                     // Bounded by the hard deadline, or by twice the soft time without one.
                     let solve_deadline = limits.deadline.or_else(|| {
-                        limits
-                            .time_ms
-                            .map(|ms| start + Duration::from_millis(ms.saturating_mul(2)))
+                        limits.time_ms.and_then(|ms| {
+                            start.checked_add(Duration::from_millis(ms.saturating_mul(2)))
+                        })
                     });
                     s.set_deadline(solve_deadline);
                     if let Some(r) = self.try_solve(s, board, -64, 64, start, on_info) {
