@@ -61,13 +61,17 @@ pub enum ParseError {
     IllegalListedMove(String),
 }
 
-/// At most 32 characters of user text for an error message, with `…` when cut, so that a
-/// huge input is never echoed whole.
-fn clip(s: &str) -> String {
-    const MAX: usize = 32;
-    match s.char_indices().nth(MAX) {
-        Some((i, _)) => format!("{}…", s[..i].escape_debug()),
-        None => s.escape_debug().to_string(),
+/// The most characters of user text echoed back in an error message; longer text is cut
+/// there and `…` appended.
+pub const MAX_ECHO_CHARS: usize = 32;
+
+/// `text` as echoed in an error message: at most [`MAX_ECHO_CHARS`] characters, then `…` if
+/// anything was cut, with control and invisible characters escaped (`\u{feff}`), so that a
+/// huge or binary input is never echoed whole.
+pub fn clip(text: &str) -> String {
+    match text.char_indices().nth(MAX_ECHO_CHARS) {
+        Some((i, _)) => format!("{}…", text[..i].escape_debug()),
+        None => text.escape_debug().to_string(),
     }
 }
 

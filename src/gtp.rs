@@ -15,7 +15,7 @@
 //! Every command checks its argument count (`? syntax error: play takes 2 arguments (play
 //! <color> <move>)`, `? syntax error: undo takes no arguments`), and a failed command leaves
 //! the game and the clocks unchanged. User text echoed in an error is clipped to
-//! [`MAX_ECHO_CHARS`] characters plus `…`; unknown command names are not echoed. `boardsize`
+//! [`MAX_ECHO_CHARS`](crate::format::MAX_ECHO_CHARS) characters plus `…`; unknown command names are not echoed. `boardsize`
 //! accepts 8 only: any other integer, negative or huge, is `? unacceptable size`, anything
 //! else a syntax error. Clock times are seconds clamped as [`seconds_to_ms`] says (NaN and
 //! infinities are syntax errors), and the time manager never gives one move more than
@@ -34,7 +34,7 @@ use std::time::Instant;
 
 use crate::board::Board;
 use crate::engine::{Engine, SearchInfo, SearchLimits};
-use crate::format::{ParseError, Position, parse_board_string};
+use crate::format::{ParseError, Position, clip, parse_board_string};
 use crate::game::{Game, GameError};
 use crate::square::{Color, Move, Square};
 use crate::timeman::{DEFAULT_MOVE_TIME_MS, TimeControl, TimeManager, seconds_to_ms};
@@ -171,42 +171,9 @@ fn syntax(detail: impl std::fmt::Display) -> String {
     format!("syntax error: {detail}")
 }
 
-/// The most characters of user text echoed back in an error message; longer text is cut
-/// there and `…` appended.
-pub const MAX_ECHO_CHARS: usize = 32;
-
 /// The longest command line accepted, in bytes, not counting a `#` comment: a longer line is
 /// answered `? syntax error: line too long` and [`run`] never buffers more than this of it.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
-
-/// `text` as echoed in an error message: at most [`MAX_ECHO_CHARS`] characters, then `…` if
-/// anything was cut. Clipping twice changes nothing.
-pub fn clip(text: &str) -> String {
-    match text.char_indices().nth(MAX_ECHO_CHARS) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
-    }
-}
-
-/// The same error with every piece of user text in it clipped (see [`clip`]).
-fn clip_parse_error(e: ParseError) -> ParseError {
-    match e {
-        ParseError::BadSquare(s) => ParseError::BadSquare(clip(&s)),
-        ParseError::BadMove(s) => ParseError::BadMove(clip(&s)),
-        ParseError::BadColor(s) => ParseError::BadColor(clip(&s)),
-        ParseError::BadSide(s) => ParseError::BadSide(clip(&s)),
-        ParseError::BadObfEntry(s) => ParseError::BadObfEntry(clip(&s)),
-        ParseError::BadScore(s) => ParseError::BadScore(clip(&s)),
-        ParseError::IllegalMove { ply, mv } => ParseError::IllegalMove { ply, mv: clip(&mv) },
-        ParseError::BadTranscript(s) => ParseError::BadTranscript(clip(&s)),
-        other => other,
-    }
-}
-
-/// `syntax error: …` for a parse error, user text clipped.
-fn parse_syntax(e: ParseError) -> String {
-    syntax(clip_parse_error(e))
-}
 
 /// Checks that `name` got exactly `usage`'s number of arguments, `usage` being the command
 /// line pattern (`play <color> <move>`, whose `<…>` parts are counted).
@@ -228,11 +195,11 @@ fn arity(args: &[&str], usage: &str) -> Result<(), String> {
 }
 
 fn color_arg(t: &str) -> Result<Color, String> {
-    t.parse::<Color>().map_err(parse_syntax)
+    t.parse::<Color>().map_err(syntax)
 }
 
 fn move_arg(t: &str) -> Result<Move, String> {
-    t.parse::<Move>().map_err(parse_syntax)
+    t.parse::<Move>().map_err(syntax)
 }
 
 /// GTP seconds (decimals accepted, negative read as 0, huge clamped, see
@@ -285,7 +252,7 @@ impl Command {
     /// Errors (the text after `? `): `unknown command`; `syntax error: …` for a wrong number
     /// of arguments (`play takes 2 arguments (play <color> <move>)`, `undo takes no
     /// arguments`) or a malformed one (`bad move 'z9' (expected a1-h8 or pass)`, user text
-    /// clipped to [`MAX_ECHO_CHARS`]), or the board-string error for `setboard`.
+    /// clipped to [`MAX_ECHO_CHARS`](crate::format::MAX_ECHO_CHARS)), or the board-string error for `setboard`.
     pub fn parse(name: &str, args: &[&str]) -> Result<Command, String> {
         let name = name.to_ascii_lowercase();
         let none = |cmd: Command| arity(args, &name).map(|()| cmd);
@@ -349,7 +316,7 @@ impl Command {
                 if args.is_empty() {
                     return Err(syntax("expected setboard <64 cells> <side to move>"));
                 }
-                Command::SetBoard(parse_board_string(&args.join(" ")).map_err(parse_syntax)?)
+                Command::SetBoard(parse_board_string(&args.join(" ")).map_err(syntax)?)
             }
             "gogui-rules_game_id" => none(Command::RulesGameId)?,
             "gogui-rules_board_size" => none(Command::RulesBoardSize)?,
