@@ -34,7 +34,7 @@ use std::time::Instant;
 
 use crate::board::Board;
 use crate::engine::{Engine, SearchInfo, SearchLimits};
-use crate::format::{ParseError, Position, clip, parse_board_string};
+use crate::format::{Position, clip, parse_board_string};
 use crate::game::{Game, GameError};
 use crate::square::{Color, Move, Square};
 use crate::timeman::{DEFAULT_MOVE_TIME_MS, TimeControl, TimeManager, seconds_to_ms};
