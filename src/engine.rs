@@ -133,7 +133,9 @@ impl Engine {
 
     /// As [`Engine::new`], but a table that cannot be allocated is an error.
     pub fn try_new(config: EngineConfig) -> Result<Engine, TtAllocError> {
-        let tt = TranspositionTable::try_with_bytes(config.hash_mb.saturating_mul(1 << 20))?;
+        let bytes = config.hash_mb.saturating_mul(1 << 20);
+        // Report the size asked for, not the power of two it was rounded to.
+        let tt = TranspositionTable::try_with_bytes(bytes).map_err(|_| TtAllocError { bytes })?;
         Ok(Engine {
             config,
             stop: Arc::new(AtomicBool::new(false)),

@@ -46,9 +46,9 @@ pub struct GtpOptions {
     /// "no time limit"): the answer comes within this time, and no new iteration starts after
     /// half of it. Default [`DEFAULT_MOVE_TIME_MS`] = 1000 ms.
     pub move_time_ms: u64,
-    /// Fixed search depth in plies (`--depth`): searched with `SolveMode::Auto`, so the
-    /// endgame is still solved. Without a clock the search is then depth-limited only
-    /// (deterministic); with a clock the clock's limits apply too. `None` = time-limited.
+    /// Maximum search depth in plies (`--depth`), searched with `SolveMode::Auto` so the
+    /// endgame is still solved. A cap, not a promise: the clock, or without one the per-move
+    /// time, still bounds every search. `None` = limited by time only.
     pub depth: Option<u32>,
     /// Print one line of search info per iteration to stderr.
     pub verbose: bool,

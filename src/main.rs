@@ -78,7 +78,8 @@ impl EngineArgs {
 struct GtpArgs {
     #[command(flatten)]
     engine: EngineArgs,
-    /// Search every move to this fixed depth in plies (the endgame is still solved exactly).
+    /// Search every move to at most this depth in plies (the endgame is still solved exactly;
+    /// the clock or the per-move time still bounds each search).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60))]
     depth: Option<u32>,
     /// Time per move in ms when no clock is set by `time_settings`.
@@ -142,12 +143,17 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::from(2);
             }
-            // One line: clap's first line, without its usage block.
+            // One line: clap's message up to its usage block, joined.
             let text = e.to_string();
-            let first = text.lines().next().unwrap_or("bad arguments");
+            let reason: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty() && !l.starts_with("Usage:"))
+                .map(str::trim)
+                .collect();
+            let reason = reason.join(" ");
             eprintln!(
                 "flank: {} (see flank --help)",
-                first.trim_start_matches("error: ")
+                reason.trim_start_matches("error: ")
             );
             return ExitCode::from(2);
         }
@@ -178,14 +184,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let start = Instant::now();
             let n = perft(&Board::start(), args.depth, args.pass_rule);
             let elapsed = start.elapsed();
-            println!(
-                "perft {} ({:?} pass rule): {} leaves, {} ms, {} leaves/s",
+            let rule = match args.pass_rule {
+                PassRule::Ply => "ply",
+                PassRule::Free => "free",
+            };
+            let mut out = io::stdout().lock();
+            writeln!(
+                out,
+                "perft {} ({rule} pass rule): {} leaves, {} ms, {} leaves/s",
                 args.depth,
-                args.pass_rule,
                 n,
                 elapsed.as_millis(),
                 per_second(n, elapsed)
-            );
+            )?;
+            out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench(args) => run_bench(args),
@@ -210,10 +222,13 @@ fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
 
 fn run_bench(args: BenchArgs) -> Result<ExitCode> {
     let r = flank::bench::run_bench(args.hash as usize, args.depth);
-    println!(
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
         "bench: {} positions, {} nodes, {} ms, {} nodes/s",
         r.positions, r.nodes, r.time_ms, r.nps
-    );
+    )?;
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 

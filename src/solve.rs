@@ -10,8 +10,9 @@
 //!   move is one of the moves with the best listed score;
 //! - WLD: the sign of the score equals the sign of the expected score, and the best move's
 //!   listed score has that sign too;
-//! - depth-limited: the best move is one of the moves with the best listed score (the score is
-//!   an estimate and is not compared).
+//! - depth-limited, only for lines that list move scores (otherwise `ok` is absent): the best
+//!   move is one of the moves with the best listed score (the score is an estimate and is not
+//!   compared).
 
 use std::io::{BufRead, Write};
 use std::time::Instant;
@@ -121,8 +122,11 @@ pub fn solve_problem(
     let start = Instant::now();
     let r = engine.search(&pos.board, &limits, &mut |_| {});
     let time_ms = start.elapsed().as_millis() as u64;
+    // A depth-limited estimate can only be judged by its move, so only against a move list.
+    let judged = !matches!(kind, SolveKind::Depth(_)) || !problem.move_scores.is_empty();
     let ok = problem
         .expected
+        .filter(|_| judged)
         .map(|e| judge(problem, kind, e, r.best, r.score));
     SolveRecord {
         id,

@@ -54,13 +54,16 @@ pub const MAX_MOVE_MS: u64 = 3_600_000;
 /// read as this much. Far beyond any real game, small enough for plain arithmetic.
 pub const MAX_CLOCK_MS: u64 = 1_000_000_000_000;
 
-/// Converts GTP seconds (decimals accepted) to ms, rounded: negative is read as 0 and anything
-/// above [`MAX_CLOCK_MS`] as [`MAX_CLOCK_MS`]. `None` for NaN and infinities.
+/// Converts GTP seconds (decimals accepted) to ms, rounded, but never a positive time to 0 ms
+/// (so `time_settings 5 0.0004 0` stays "no time limit"): negative is read as 0 (some managers
+/// send slightly negative times when a clock has just run out) and anything above
+/// [`MAX_CLOCK_MS`] as [`MAX_CLOCK_MS`]. `None` for NaN and infinities.
 pub fn seconds_to_ms(seconds: f64) -> Option<u64> {
     if !seconds.is_finite() {
         return None;
     }
     let ms = (seconds.max(0.0) * 1000.0).round();
+    let ms = if seconds > 0.0 { ms.max(1.0) } else { ms };
     // The cast is exact below the clamp (10^12 < 2^53).
     Some(if ms >= MAX_CLOCK_MS as f64 {
         MAX_CLOCK_MS
@@ -307,9 +310,8 @@ impl TimeManager {
     }
 
     /// Search limits for `color` to move in `board`, with the deadline counted from `start`
-    /// (the moment the command arrived). `depth` is the fixed depth option: with it and
-    /// without a clock the search is depth-limited only (deterministic); with a clock the
-    /// clock's limits apply as well so the engine never loses on time.
+    /// (the moment the command arrived). `depth` is the `--depth` cap: the clock's limits, or
+    /// without a clock the per-move time, apply as well, so a search always ends in time.
     pub fn limits(
         &self,
         color: Color,
@@ -321,9 +323,6 @@ impl TimeManager {
             depth,
             ..SearchLimits::default()
         };
-        if depth.is_some() && !self.has_clock() {
-            return limits;
-        }
         let b = self.budget(color, board);
         limits.time_ms = Some(b.soft_ms);
         limits.deadline = start.checked_add(Duration::from_millis(b.hard_ms));
@@ -559,8 +558,10 @@ mod tests {
     fn limits_depth_and_deadline() {
         let now = Instant::now();
         let mut t = TimeManager::new(800);
+        // A fixed depth is a cap: the per-move time still bounds the search.
         let l = t.limits(Color::Black, &start(), Some(6), now);
-        assert_eq!((l.depth, l.time_ms, l.deadline), (Some(6), None, None));
+        let per_move = (Some(6), Some(400), Some(now + Duration::from_millis(800)));
+        assert_eq!((l.depth, l.time_ms, l.deadline), per_move);
         let l = t.limits(Color::Black, &start(), None, now);
         assert_eq!(l.time_ms, Some(400));
         assert_eq!(l.deadline, Some(now + Duration::from_millis(800)));
@@ -574,7 +575,9 @@ mod tests {
     #[test]
     fn seconds_to_ms_clamps_and_rejects_non_finite() {
         assert_eq!(seconds_to_ms(12.5), Some(12_500));
-        assert_eq!(seconds_to_ms(0.0004), Some(0));
+        // A positive time never becomes 0 ms (0 would turn "no time limit" into absolute time).
+        assert_eq!(seconds_to_ms(0.0004), Some(1));
+        assert_eq!(seconds_to_ms(0.0), Some(0));
         assert_eq!(seconds_to_ms(-3.0), Some(0));
         assert_eq!(seconds_to_ms(1e9), Some(MAX_CLOCK_MS));
         assert_eq!(seconds_to_ms(1e15), Some(MAX_CLOCK_MS));

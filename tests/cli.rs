@@ -9,12 +9,15 @@ fn perft_prints_the_leaf_count() {
     let (code, out, _) = flank(&["perft", "8"], "");
     assert_eq!(code, 0);
     assert!(
-        out.starts_with("perft 8 (Ply pass rule): 390216 leaves"),
+        out.starts_with("perft 8 (ply pass rule): 390216 leaves"),
         "{out}"
     );
     let (code, out, _) = flank(&["perft", "9", "--pass-rule", "free"], "");
     assert_eq!(code, 0);
-    assert!(out.contains(" 3005320 leaves"), "{out}");
+    assert!(
+        out.starts_with("perft 9 (free pass rule): 3005320 leaves"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -82,4 +85,34 @@ fn bad_problem_files_exit_2_with_the_line() {
     let (code, out, err) = flank(&["solve", "-"], &format!("\u{feff}{B}; G8:+18;\n"));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("total: 1 positions, 1 ok, 0 wrong"), "{out}");
+}
+
+#[test]
+fn depth_mode_is_judged_only_against_a_move_list() {
+    const B: &str = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X";
+    // A bare score cannot judge an estimate: no `ok` field, exit 0.
+    let (code, out, _) = flank(
+        &["solve", "--depth", "2", "--json", "-"],
+        &format!("{B} 10"),
+    );
+    assert_eq!(code, 0);
+    let rec: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(rec["ok"].is_null(), "{out}");
+    assert_eq!(rec["expected"], 10);
+    // With a move list the best move is judged: list the engine's own choice below another
+    // legal move and the row fails; list it as the best and it passes.
+    let chosen = rec["best"].as_str().unwrap().to_ascii_uppercase();
+    let other = if chosen == "G8" { "H1" } else { "G8" };
+    let (code, out, _) = flank(
+        &["solve", "--depth", "2", "-"],
+        &format!("{B}; {other}:+12; {chosen}:+10;"),
+    );
+    assert_eq!(code, 1, "{out}");
+    let expected = format!("WRONG (best moves {})", other.to_ascii_lowercase());
+    assert!(out.contains(&expected), "{out}");
+    let (code, out, _) = flank(
+        &["solve", "--depth", "2", "-"],
+        &format!("{B}; {chosen}:+12; {other}:+10;"),
+    );
+    assert_eq!(code, 0, "{out}");
 }
