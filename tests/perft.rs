@@ -36,26 +36,22 @@ const FREE: [u64; 12] = [
     212_260_880,
 ];
 
-#[test]
-fn perft_ply_rule_depths_1_to_11() {
+/// Checks depths 1–11 of the start position under `rule` against `expected`.
+fn check_depths_1_to_11(rule: PassRule, expected: &[u64]) {
     for d in 1..=11 {
-        assert_eq!(
-            perft(&Board::start(), d, PassRule::Ply),
-            PLY[d as usize],
-            "depth {d}"
-        );
+        let n = perft(&Board::start(), d, rule);
+        assert_eq!(n, expected[d as usize], "{rule:?} rule, depth {d}");
     }
 }
 
 #[test]
+fn perft_ply_rule_depths_1_to_11() {
+    check_depths_1_to_11(PassRule::Ply, &PLY);
+}
+
+#[test]
 fn perft_free_rule_depths_1_to_11() {
-    for d in 1..=11 {
-        assert_eq!(
-            perft(&Board::start(), d, PassRule::Free),
-            FREE[d as usize],
-            "depth {d}"
-        );
-    }
+    check_depths_1_to_11(PassRule::Free, &FREE);
 }
 
 #[test]
