@@ -5,6 +5,7 @@
 //! - [`square`]: squares, moves, colours and their names.
 //! - [`mod@format`]: board strings, OBF lines, transcripts, typed parse errors.
 //! - [`game`]: a game record with colours, pass rules and undo.
+//! - [`handicap`]: handicap start positions (corner discs for one colour).
 //! - [`perft`]: leaf counts of the game tree under both pass conventions.
 //! - [`eval`]: the hand-written midgame evaluation.
 //! - [`tt`]: the lock-free transposition table shared by search threads.
@@ -15,6 +16,7 @@
 //! - [`gtp`]: the GTP protocol loop.
 //! - [`solve`]: the `flank solve` batch solver.
 //! - [`mod@bench`]: the fixed `flank bench` search fingerprint.
+//! - [`matchplay`]: `flank match`, the match runner between two GTP engines, and its rules.
 
 #![warn(missing_docs)]
 
@@ -26,6 +28,8 @@ pub mod eval;
 pub mod format;
 pub mod game;
 pub mod gtp;
+pub mod handicap;
+pub mod matchplay;
 pub mod midgame;
 pub mod perft;
 pub mod solve;
