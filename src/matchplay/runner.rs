@@ -623,9 +623,14 @@ fn board_text(score: i32) -> String {
     }
 }
 
-fn elo_text(e: Option<f64>) -> String {
-    e.map(|v| format!("{v:+.1}"))
-        .unwrap_or_else(|| "inf".to_string())
+fn elo_text(e: f64) -> String {
+    if e.is_finite() {
+        format!("{e:+.1}")
+    } else if e > 0.0 {
+        "+inf".to_string()
+    } else {
+        "-inf".to_string()
+    }
 }
 
 /// The summary as text lines.
@@ -636,20 +641,12 @@ pub fn summary_text(s: &MatchSummary) -> String {
         "{a} vs {b}: {} games, {a} +{} ={} -{}, points {} - {}, average disc difference {:+.2}\n",
         s.games, s.a.wins, s.a.draws, s.a.losses, s.points[0], s.points[1], s.avg_disc_diff
     ));
-    if s.games > 0 {
-        let elo = match (s.elo, s.a.score()) {
-            (None, Some(x)) if x >= 1.0 => "+inf".to_string(),
-            (None, Some(_)) => "-inf".to_string(),
-            (e, _) => elo_text(e),
-        };
+    if let Some((e, lo, hi)) = s.a.elo_interval_raw() {
         out.push_str(&format!(
-            "Elo difference ({a} - {b}): {elo}, 95 % interval [{}, {}]\n",
-            s.elo_low
-                .map(|v| format!("{v:+.1}"))
-                .unwrap_or_else(|| "-inf".into()),
-            s.elo_high
-                .map(|v| format!("{v:+.1}"))
-                .unwrap_or_else(|| "+inf".into()),
+            "Elo difference ({a} - {b}): {}, 95 % interval [{}, {}]\n",
+            elo_text(e),
+            elo_text(lo),
+            elo_text(hi)
         ));
     }
     out.push_str(&format!(
@@ -725,3 +722,205 @@ pub fn default_concurrency() -> usize {
 
 /// The command timeout used for everything not on a clock.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matchplay::fake::{Fake, Policy};
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicU32;
+
+    fn spec(openings: &[&str]) -> MatchSpec {
+        MatchSpec {
+            games: None,
+            concurrency: 1,
+            time_ms: 60_000,
+            openings: openings
+                .iter()
+                .map(|t| parse_opening(Position::start(), t).unwrap())
+                .collect(),
+            referee: RefereeConfig::default(),
+            handicap: None,
+            sprt: None,
+            target_points: None,
+            stake: None,
+            names: ["A".into(), "B".into()],
+            ggf: None,
+            progress: false,
+        }
+    }
+
+    fn fakes(a: Policy, b: Policy) -> impl Fn(Side) -> Result<Box<dyn Player>, Fault> + Sync {
+        move |s| {
+            Ok(Box::new(match s {
+                Side::A => Fake::new("a", a.clone(), false),
+                Side::B => Fake::new("b", b.clone(), false),
+            }))
+        }
+    }
+
+    fn run(spec: &MatchSpec, f: &Factory<'_>) -> MatchSummary {
+        run_match(spec, f, &mut |_, _| {}).unwrap()
+    }
+
+    #[test]
+    fn openings_twice_with_colours_swapped() {
+        let s = spec(&BUILTIN_OPENINGS);
+        let m = run(&s, &fakes(Policy::FirstLegal, Policy::LastLegal));
+        assert_eq!(m.games, 8);
+        assert_eq!(m.stopped_by, StopReason::Games);
+        for (i, g) in m.game_list.iter().enumerate() {
+            assert_eq!(g.number, i as u64 + 1);
+            assert_eq!(g.opening, BUILTIN_OPENINGS[i / 2]);
+            assert_eq!(g.a_color, if i % 2 == 0 { "black" } else { "white" });
+            assert_eq!(g.reason, "finished");
+            // The round value is A's disc difference.
+            let a_sign = if i % 2 == 0 { 1 } else { -1 };
+            assert_eq!(g.a_value, a_sign * g.board_score);
+        }
+        assert_eq!(m.a.games(), 8);
+        let sum: i32 = m.game_list.iter().map(|g| g.a_value).sum();
+        assert!((m.avg_disc_diff - sum as f64 / 8.0).abs() < 1e-9);
+        assert_eq!(m.points[0] + m.points[1], 8.0);
+    }
+
+    #[test]
+    fn concurrency_does_not_change_the_counted_games() {
+        let mut s = spec(&BUILTIN_OPENINGS);
+        let one = run(&s, &fakes(Policy::FirstLegal, Policy::LastLegal));
+        s.concurrency = 3;
+        let three = run(&s, &fakes(Policy::FirstLegal, Policy::LastLegal));
+        let key = |m: &MatchSummary| -> Vec<(i32, String)> {
+            m.game_list
+                .iter()
+                .map(|g| (g.a_value, g.opening.clone()))
+                .collect()
+        };
+        assert_eq!(key(&one), key(&three));
+    }
+
+    #[test]
+    fn target_points_stop_the_match() {
+        let mut s = spec(&BUILTIN_OPENINGS);
+        s.target_points = Some(100);
+        let m = run(&s, &fakes(Policy::FirstLegal, Policy::LastLegal));
+        assert_eq!(m.stopped_by, StopReason::TargetPoints);
+        let race = m.race.as_ref().unwrap();
+        let w = race.winner.unwrap();
+        assert!(race.points[w] >= 100);
+        // Recount the rounds: the target was first reached at the last counted game.
+        let mut pts = [0u32; 2];
+        for (i, g) in m.game_list.iter().enumerate() {
+            let k = if g.a_value >= 0 { 0 } else { 1 };
+            pts[k] += g.a_value.unsigned_abs();
+            let last = i + 1 == m.game_list.len();
+            assert_eq!(pts[0] >= 100 || pts[1] >= 100, last, "round {i}: {pts:?}");
+        }
+        assert_eq!(pts, race.points);
+        assert_eq!(race.rounds.len() as u64, m.games);
+    }
+
+    #[test]
+    fn forfeits_count_64_in_rounds_and_restart_the_engine() {
+        let restarts = Arc::new(AtomicU32::new(0));
+        let r = restarts.clone();
+        let factory = move |s: Side| -> Result<Box<dyn Player>, Fault> {
+            Ok(Box::new(match s {
+                Side::A => Fake::new("a", Policy::FirstLegal, false),
+                Side::B => {
+                    let mut f = Fake::new("b", Policy::CrashAt(2), false);
+                    f.restarts = r.clone();
+                    f
+                }
+            }))
+        };
+        let mut s = spec(&["f5d6"]);
+        s.games = Some(4);
+        s.target_points = Some(1000);
+        let m = run(&s, &factory);
+        assert_eq!(m.a.wins, 4);
+        assert_eq!(m.forfeits, [0, 4]);
+        assert!(
+            m.game_list
+                .iter()
+                .all(|g| g.reason == "crash" && g.a_value == 64)
+        );
+        assert_eq!(m.race.as_ref().unwrap().points, [256, 0]);
+        assert_eq!(restarts.load(Ordering::SeqCst), 4);
+        assert!(m.game_list[0].reason_text.contains("exit status 3"));
+    }
+
+    #[test]
+    fn sprt_stops_when_a_bound_is_reached() {
+        // B always passes wrongly: A wins every game.
+        let mut s = spec(&BUILTIN_OPENINGS);
+        s.concurrency = 2;
+        let sprt = Sprt::parse("0,10,0.05,0.05").unwrap();
+        s.sprt = Some(sprt);
+        let m = run(&s, &fakes(Policy::FirstLegal, Policy::Answer("pass")));
+        assert_eq!(m.stopped_by, StopReason::Sprt);
+        assert_eq!(m.sprt.as_ref().unwrap().state, SprtState::H1);
+        // The first game count at which the LLR crosses the upper bound.
+        let first = (1..)
+            .find(|&n| {
+                sprt.state(&Wdl {
+                    wins: n,
+                    draws: 0,
+                    losses: 0,
+                }) == SprtState::H1
+            })
+            .unwrap();
+        assert_eq!(m.games, first);
+        assert_eq!(first, 104);
+    }
+
+    #[test]
+    fn stakes_are_settled_per_game_and_in_total() {
+        let mut s = spec(&["f5d6"]);
+        s.stake = Some(500);
+        s.games = Some(3);
+        // B answers `pass` as white (loses) but plays as black... everything B does is a
+        // wrong pass, so A wins all three: A nets 3 × 4.00, B loses 3 × 5.00.
+        let m = run(&s, &fakes(Policy::FirstLegal, Policy::Answer("pass")));
+        let st = m.stakes.as_ref().unwrap();
+        assert_eq!(st.ledger.net, [1200, -1500]);
+        assert_eq!(st.ledger.commission, 300);
+        assert_eq!(st.ledger.pots, 3000);
+        let g = m.game_list[0].settlement.unwrap();
+        assert_eq!(g.payout, [900, 0]);
+    }
+
+    #[test]
+    fn handicap_games_start_from_the_corners() {
+        let mut s = spec(&[""]);
+        s.openings = vec![parse_opening(handicap_position(Color::White, 2).unwrap(), "").unwrap()];
+        s.handicap = Some((Side::B, 2));
+        s.games = Some(2);
+        let m = run(&s, &fakes(Policy::FirstLegal, Policy::FirstLegal));
+        // B holds a1 and h8 in both games, whichever colour it has.
+        for g in &m.game_list {
+            let b_disc = if g.a_color == "black" { 'O' } else { '*' };
+            let bo = g.ggf.split("BO[8 ").nth(1).unwrap();
+            let cells: Vec<char> = bo.chars().take(64).collect();
+            assert_eq!(cells[0], b_disc, "{}", g.ggf);
+            assert_eq!(cells[63], b_disc, "{}", g.ggf);
+            assert_eq!(cells[7], '-');
+        }
+    }
+
+    #[test]
+    fn openings_files() {
+        let o = parse_openings(Position::start(), "# XOT\nf5d6c4d3\n\n%c\nf5f6\n").unwrap();
+        assert_eq!(o.len(), 2);
+        assert_eq!(o[0].moves.len(), 4);
+        assert_eq!(o[0].moves[1].0, Color::White);
+        assert_eq!(
+            parse_openings(Position::start(), "f5d6\nf5a1\n").unwrap_err(),
+            "line 2: illegal move 'a1' at move 2"
+        );
+        assert!(parse_openings(Position::start(), "# nothing\n").is_err());
+        for t in BUILTIN_OPENINGS {
+            assert!(parse_opening(Position::start(), t).is_ok(), "{t}");
+        }
+    }
+}

@@ -5,12 +5,17 @@
 //! cutechess-cli reports it: `s ± 1.959964 · σ/√n` with `σ²` the variance of the n per-game
 //! scores (wins, draws and losses: the trinomial), each end mapped through `elo()`.
 //!
-//! SPRT: the generalised SPRT on the trinomial with the logistic Elo model, in the closed
-//! form Fishtest uses (M. Van den Bergh's approximation, Fishtest `stat_util.LLR_logistic`):
-//! `LLR = n · (s1 − s0)(2·s̄ − s0 − s1) / (2σ²)` where `s0 = 1/(1 + 10^(−elo0/400))`, likewise
-//! `s1`, `s̄` the mean score and `σ²` its per-game variance, with each of the three counts
-//! raised to at least 0.001 (as Fishtest does) so that a lopsided start stays finite. Bounds
-//! (Wald): stop for H1 when `LLR ≥ ln((1 − β)/α)`, for H0 when `LLR ≤ ln(β/(1 − α))`.
+//! SPRT: the generalised SPRT (GSPRT) on the trinomial (loss, draw, win) with the logistic
+//! Elo model, as Fishtest computes it (M. Van den Bergh, "Generalized SPRT for multinomial
+//! distributions"): with observed frequencies `f` and `s_k = 1/(1 + 10^(−elo_k/400))`,
+//! `LLR = n · Σ f_i ln(p1_i / p0_i)` where `p_k` is the maximum-likelihood trinomial with mean
+//! score `s_k` ([`mle_with_mean`]). Each count is raised to at least [`COUNT_FLOOR`] = 0.001
+//! (Fishtest's regularisation) so zero counts stay finite. For large n this is
+//! `n · (s1 − s0)(2·s̄ − s0 − s1) / (2σ²)` (Fishtest's `LLR_logistic`), which the tests check;
+//! unlike that quadratic form the exact one does not blow up when all games so far have the
+//! same result (after n straight wins it is n · ln(s1/s0)-like, 0.0284 per win for 0–10 Elo,
+//! not thousands). Bounds (Wald): stop for H1 when `LLR ≥ ln((1 − β)/α)`, for H0 when
+//! `LLR ≤ ln(β/(1 − α))`.
 
 use serde::Serialize;
 
@@ -23,6 +28,43 @@ pub struct Wdl {
     pub draws: u64,
     /// Games lost.
     pub losses: u64,
+}
+
+/// The floor of each of the three counts in the LLR (Fishtest's regularisation).
+pub const COUNT_FLOOR: f64 = 1e-3;
+
+/// The scores of a loss, a draw and a win.
+const OUTCOME_SCORES: [f64; 3] = [0.0, 0.5, 1.0];
+
+/// The trinomial distribution closest (maximum likelihood) to the observed frequencies
+/// `freq` (loss, draw, win) among those with mean score `s` (0 < s < 1): `p_i = f_i / (1 +
+/// λ(a_i − s))` with λ the root of `Σ f_i (a_i − s) / (1 + λ(a_i − s)) = 0`, found by
+/// bisection on `(−1/(1 − s), 1/s)` where the sum falls strictly (Van den Bergh,
+/// "Generalized SPRT for multinomial distributions", as used by Fishtest). All `f_i > 0`.
+pub fn mle_with_mean(freq: &[f64; 3], s: f64) -> [f64; 3] {
+    let f = |lam: f64| -> f64 {
+        (0..3)
+            .map(|i| {
+                let d = OUTCOME_SCORES[i] - s;
+                freq[i] * d / (1.0 + lam * d)
+            })
+            .sum()
+    };
+    let (mut lo, mut hi) = (-1.0 / (1.0 - s), 1.0 / s);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let lam = 0.5 * (lo + hi);
+    let mut p = [0.0; 3];
+    for i in 0..3 {
+        p[i] = freq[i] / (1.0 + lam * (OUTCOME_SCORES[i] - s));
+    }
+    p
 }
 
 /// The two-sided 97.5 % quantile of the standard normal distribution.
@@ -60,11 +102,26 @@ impl Wdl {
     /// The Elo difference and its 95 % interval `(elo, low, high)`; each is `None` when it
     /// is infinite (a score of 0 or 1) and all are `None` before any game.
     pub fn elo_interval(&self) -> (Option<f64>, Option<f64>, Option<f64>) {
-        let (Some(s), Some(var)) = (self.score(), self.variance()) else {
-            return (None, None, None);
-        };
+        let finite = |x: f64| x.is_finite().then_some(x);
+        match self.elo_interval_raw() {
+            Some((e, lo, hi)) => (finite(e), finite(lo), finite(hi)),
+            None => (None, None, None),
+        }
+    }
+
+    /// As [`Wdl::elo_interval`] with infinities kept (`±inf` for a score of 1 or 0 and for
+    /// interval ends beyond them); `None` before any game.
+    pub fn elo_interval_raw(&self) -> Option<(f64, f64, f64)> {
+        let (s, var) = (self.score()?, self.variance()?);
         let margin = Z_95 * (var / self.games() as f64).sqrt();
-        (elo(s), elo(s - margin), elo(s + margin))
+        let raw = |x: f64| {
+            elo(x).unwrap_or(if x >= 1.0 {
+                f64::INFINITY
+            } else {
+                f64::NEG_INFINITY
+            })
+        };
+        Some((raw(s), raw(s - margin), raw(s + margin)))
     }
 }
 
@@ -143,23 +200,18 @@ impl Sprt {
         )
     }
 
-    /// The log-likelihood ratio of H1 against H0 for `wdl` (the module header's formula);
+    /// The log-likelihood ratio of H1 against H0 for `wdl` (the module header's GSPRT);
     /// 0 before any game.
     pub fn llr(&self, wdl: &Wdl) -> f64 {
         if wdl.games() == 0 {
             return 0.0;
         }
-        let eps = 1e-3;
-        let (w, d, l) = (
-            (wdl.wins as f64).max(eps),
-            (wdl.draws as f64).max(eps),
-            (wdl.losses as f64).max(eps),
-        );
-        let n = w + d + l;
-        let mean = (w + 0.5 * d) / n;
-        let var = (w * (1.0 - mean).powi(2) + d * (0.5 - mean).powi(2) + l * mean.powi(2)) / n;
-        let (s0, s1) = (expected_score(self.elo0), expected_score(self.elo1));
-        n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+        let counts = [wdl.losses, wdl.draws, wdl.wins].map(|c| (c as f64).max(COUNT_FLOOR));
+        let n: f64 = counts.iter().sum();
+        let freq = counts.map(|c| c / n);
+        let p0 = mle_with_mean(&freq, expected_score(self.elo0));
+        let p1 = mle_with_mean(&freq, expected_score(self.elo1));
+        n * (0..3).map(|i| freq[i] * (p1[i] / p0[i]).ln()).sum::<f64>()
     }
 
     /// Where the test stands after `wdl`.
@@ -222,6 +274,10 @@ mod tests {
             losses: 0,
         };
         assert_eq!(all.elo_interval().0, None);
+        assert_eq!(
+            all.elo_interval_raw(),
+            Some((f64::INFINITY, f64::INFINITY, f64::INFINITY))
+        );
         assert_eq!(Wdl::default().elo_interval(), (None, None, None));
     }
 
@@ -231,37 +287,50 @@ mod tests {
         let (lo, hi) = sprt.bounds();
         assert!(close(lo, -2.944_438_979_166_44));
         assert!(close(hi, 2.944_438_979_166_44));
-        // 100 wins, 80 draws, 90 losses (worked by hand from the header's formula):
+        // 100 wins, 80 draws, 90 losses. The quadratic approximation, by hand:
         // n = 270, mean = 140/270 = 0.5185185, var = 0.1755830; s0 = 0.5, s1 = 0.5143872;
-        // LLR = 270 · 0.0143872 · (2·0.5185185 − 1.0143872) / (2 · 0.1755830) = 0.2505489.
+        // 270 · 0.0143872 · (2·0.5185185 − 1.0143872) / (2 · 0.1755830) = 0.2505489.
+        // The exact GSPRT (an independent bisection in Python): 0.2501622.
         let wdl = Wdl {
             wins: 100,
             draws: 80,
             losses: 90,
         };
         assert!(
-            (sprt.llr(&wdl) - 0.250_548_9).abs() < 1e-5,
+            (sprt.llr(&wdl) - 0.250_162_2).abs() < 1e-6,
             "{}",
             sprt.llr(&wdl)
         );
+        assert!((sprt.llr(&wdl) - 0.250_548_9).abs() < 1e-3);
         assert_eq!(sprt.state(&wdl), SprtState::Continue);
         let strong = Wdl {
             wins: 300,
             draws: 100,
             losses: 200,
         };
-        // LLR 3.2636 ≥ 2.9444.
-        assert!((sprt.llr(&strong) - 3.263_645).abs() < 1e-5);
+        // LLR 3.157422 ≥ 2.9444 (quadratic form: 3.2636).
+        assert!((sprt.llr(&strong) - 3.157_421_8).abs() < 1e-6);
         assert_eq!(sprt.state(&strong), SprtState::H1);
         let weak = Wdl {
             wins: 200,
             draws: 100,
             losses: 300,
         };
-        // LLR −3.8803 ≤ −2.9444.
-        assert!((sprt.llr(&weak) + 3.880_336).abs() < 1e-5);
+        // LLR −3.749821 ≤ −2.9444 (quadratic form: −3.8803).
+        assert!((sprt.llr(&weak) + 3.749_821_1).abs() < 1e-6);
         assert_eq!(sprt.state(&weak), SprtState::H0);
         assert_eq!(sprt.llr(&Wdl::default()), 0.0);
+        // Straight wins: 0.0283673 after one; the upper bound is first reached at 104.
+        let wins = |n| Wdl {
+            wins: n,
+            draws: 0,
+            losses: 0,
+        };
+        assert!((sprt.llr(&wins(1)) - 0.028_367_27).abs() < 1e-7);
+        assert!((sprt.llr(&wins(103)) - 2.921_919_7).abs() < 1e-6);
+        assert!((sprt.llr(&wins(104)) - 2.950_287_8).abs() < 1e-6);
+        assert_eq!(sprt.state(&wins(103)), SprtState::Continue);
+        assert_eq!(sprt.state(&wins(104)), SprtState::H1);
     }
 
     #[test]
