@@ -364,13 +364,17 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
         HandicapSide::A => Side::A,
         HandicapSide::B => Side::B,
     };
-    let start = match args.handicap {
-        // Openings are checked from the handicap position (the colour does not change which
-        // moves are legal at the start: corners flip nothing, but later moves may differ).
-        Some(n) => flank::handicap::handicap_position(flank::Color::White, n)?,
-        None => flank::Position::start(),
+    // With a handicap, openings are played from the handicap position; they must be legal
+    // whichever colour holds the corners.
+    let starts = match args.handicap {
+        Some(n) => vec![
+            flank::handicap::handicap_position(flank::Color::White, n)?,
+            flank::handicap::handicap_position(flank::Color::Black, n)?,
+        ],
+        None => vec![flank::Position::start()],
     };
-    let openings = match args.openings.as_deref() {
+    let start = starts[0];
+    let openings: Vec<runner::Opening> = match args.openings.as_deref() {
         None if args.handicap.is_some() => vec![runner::parse_opening(start, "")?],
         None => runner::BUILTIN_OPENINGS
             .iter()
@@ -392,6 +396,11 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
             };
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("cannot read openings {}", path.display()))?;
+            for other in &starts[1..] {
+                runner::parse_openings(*other, &text).map_err(|e| {
+                    anyhow!("openings {} (with black's handicap): {e}", path.display())
+                })?;
+            }
             runner::parse_openings(start, &text)
                 .map_err(|e| anyhow!("openings {}: {e}", path.display()))?
         }
@@ -431,7 +440,8 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
             args.name_b.unwrap_or_default(),
         ],
         ggf: args.ggf,
-        progress: !args.json || std::io::IsTerminal::is_terminal(&io::stderr()),
+        // indicatif draws only when stderr is a terminal.
+        progress: true,
     };
     let factory = |side: Side| -> Result<Box<dyn Player>, flank::matchplay::player::Fault> {
         let k = match side {
