@@ -6,7 +6,7 @@
 //! | `easy` | depth [`EASY_DEPTH`] (1 ply: each move judged by the evaluation of the position it leads to) | none | softmax over the move scores, temperature [`EASY_TEMPERATURE`] discs, and [`EASY_RANDOM_PERCENT`] % of moves uniformly random |
 //! | `medium` | depth [`MEDIUM_DEPTH`] | at ≤ [`MEDIUM_SOLVE_EMPTIES`] empties | none |
 //! | `hard` | time-managed iterative deepening (no depth limit) | the engine's [`SolveMode::Auto`] rule | none |
-//! | `L` = 1…60 | depth `L` | at ≤ [`numeric_solve_empties`]`(L)` = min(2L, 60) empties | none |
+//! | `L` = 1…60 | depth `L` | at ≤ [`numeric_solve_empties`]`(L)` = min(2L, [`MAX_SOLVE_EMPTIES`]) empties | none |
 //!
 //! The numeric levels follow the idea of Edax's levels (midgame depth L, a deeper exact
 //! endgame growing with L); the table itself is flank's own. `hard` is flank's full strength
@@ -151,9 +151,14 @@ pub enum Endgame {
     Auto,
 }
 
-/// Empties at or below which numeric level `l` solves exactly: min(2l, 60).
+/// The cap of [`numeric_solve_empties`]: no level starts an exact solve above 30 empties,
+/// where a solve cannot finish within any usual game clock and would only take time from
+/// the midgame search.
+pub const MAX_SOLVE_EMPTIES: u32 = 30;
+
+/// Empties at or below which numeric level `l` solves exactly: min(2l, [`MAX_SOLVE_EMPTIES`]).
 pub fn numeric_solve_empties(l: u32) -> u32 {
-    l.saturating_mul(2).min(60)
+    l.saturating_mul(2).min(MAX_SOLVE_EMPTIES)
 }
 
 impl Level {

@@ -12,7 +12,7 @@ use flank::format::{Position, parse_problem_line};
 use flank::game::{GameError, handicap_position};
 use flank::gtp::{COMMANDS, Gtp, GtpOptions};
 use flank::level::{
-    EASY_DEPTH, Endgame, Level, MAX_LEVEL, MEDIUM_DEPTH, MEDIUM_SOLVE_EMPTIES,
+    EASY_DEPTH, Endgame, Level, MAX_LEVEL, MAX_SOLVE_EMPTIES, MEDIUM_DEPTH, MEDIUM_SOLVE_EMPTIES,
     numeric_solve_empties,
 };
 use flank::square::{Color, Move};
@@ -148,21 +148,23 @@ fn level_table() {
     assert_eq!(easy.endgame, Endgame::Never);
     let noise = easy.noise.expect("easy is randomised");
     assert!(noise.temperature > 0.0 && noise.random_percent > 0 && noise.random_percent < 50);
-    // Numeric levels: depth L, solve at min(2L, 60) empties, never random, growing with L.
+    // Numeric levels: depth L, solve at min(2L, 30) empties, never random, growing with L.
     assert_eq!(MAX_LEVEL, 60);
     let mut last = 0;
     for l in 1..=MAX_LEVEL {
         let s = Level::Numeric(l).spec();
         assert_eq!(s.depth, Some(l));
-        assert_eq!(s.endgame, Endgame::AtEmpties((2 * l).min(60)));
-        assert_eq!(numeric_solve_empties(l), (2 * l).min(60));
+        assert_eq!(s.endgame, Endgame::AtEmpties((2 * l).min(30)));
+        assert_eq!(numeric_solve_empties(l), (2 * l).min(30));
         assert!(numeric_solve_empties(l) >= last);
         last = numeric_solve_empties(l);
         assert!(s.noise.is_none());
     }
     assert_eq!(numeric_solve_empties(1), 2);
     assert_eq!(numeric_solve_empties(6), 12);
-    assert_eq!(numeric_solve_empties(30), 60);
+    assert_eq!(numeric_solve_empties(15), 30);
+    assert_eq!(numeric_solve_empties(60), 30);
+    assert_eq!(MAX_SOLVE_EMPTIES, 30);
 }
 
 /// Plays a whole game with both sides at `easy` (seed `seed`) and returns the transcript.
