@@ -14,6 +14,10 @@
 //! 4. Every pass, explicit or implicit, is one entry of the history, so [`Game::undo`] takes
 //!    back passes one at a time like any other move.
 //!
+//! Corner handicaps ([`handicap_position`], [`add_handicap`], [`Game::handicap`]) add 1–4
+//! discs of one colour on a1, h8, h1, a8 (in that order) before the first move; the rules of
+//! play are unchanged (black moves first, the discs count in the final score).
+//!
 //! A failed call never changes the game.
 
 use std::fmt;
