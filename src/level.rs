@@ -162,7 +162,8 @@ pub fn numeric_solve_empties(l: u32) -> u32 {
 }
 
 impl Level {
-    /// The level's row of the table (see the module header).
+    /// The level's row of the table (see the module header). A `Numeric` level outside
+    /// 1–[`MAX_LEVEL`] (only constructible in code, never parsed) is read as the nearest one.
     pub fn spec(self) -> LevelSpec {
         match self {
             Level::Easy => LevelSpec {
@@ -183,11 +184,14 @@ impl Level {
                 endgame: Endgame::Auto,
                 noise: None,
             },
-            Level::Numeric(l) => LevelSpec {
-                depth: Some(l),
-                endgame: Endgame::AtEmpties(numeric_solve_empties(l)),
-                noise: None,
-            },
+            Level::Numeric(l) => {
+                let l = l.clamp(1, MAX_LEVEL);
+                LevelSpec {
+                    depth: Some(l),
+                    endgame: Endgame::AtEmpties(numeric_solve_empties(l)),
+                    noise: None,
+                }
+            }
         }
     }
 }
@@ -385,6 +389,9 @@ mod tests {
         for l in [Level::Easy, Level::Medium, Level::Hard, Level::Numeric(17)] {
             assert_eq!(l.to_string().parse(), Ok(l));
         }
+        // Out-of-range numeric levels built in code are clamped.
+        assert_eq!(Level::Numeric(0).spec(), Level::Numeric(1).spec());
+        assert_eq!(Level::Numeric(99).spec(), Level::Numeric(60).spec());
     }
 
     #[test]
