@@ -13,6 +13,8 @@
 //! - [`engine`]: the facade the protocols and CLI call; search reports through callbacks.
 //! - [`timeman`]: time management against the game clock.
 //! - [`gtp`]: the GTP protocol loop.
+//! - [`level`]: the playing levels (easy, medium, hard, 1–60) and the move choice at a level.
+//! - [`draw`]: judging draw offers with a bounded search.
 //! - [`solve`]: the `flank solve` batch solver.
 //! - [`mod@bench`]: the fixed `flank bench` search fingerprint.
 
@@ -20,12 +22,14 @@
 
 pub mod bench;
 pub mod board;
+pub mod draw;
 pub mod endgame;
 pub mod engine;
 pub mod eval;
 pub mod format;
 pub mod game;
 pub mod gtp;
+pub mod level;
 pub mod midgame;
 pub mod perft;
 pub mod solve;
