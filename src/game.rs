@@ -14,6 +14,10 @@
 //! 4. Every pass, explicit or implicit, is one entry of the history, so [`Game::undo`] takes
 //!    back passes one at a time like any other move.
 //!
+//! Corner handicaps ([`handicap_position`], [`add_handicap`], [`Game::handicap`]) add 1–4
+//! discs of one colour on a1, h8, h1, a8 (in that order) before the first move; the rules of
+//! play are unchanged (black moves first, the discs count in the final score).
+//!
 //! A failed call never changes the game.
 
 use std::fmt;
@@ -34,6 +38,13 @@ pub enum GameError {
     WrongColor(Color),
     /// The history is empty (start of the game or just after `setboard`). Display: `cannot undo`.
     CannotUndo,
+    /// A handicap of other than 1–4 corners. Display: `bad handicap 5 (expected 1-4 corners)`.
+    BadHandicap(u32),
+    /// A handicap after a move was played since `clear_board`/`setboard`. Display:
+    /// `handicap only before the first move`.
+    HandicapAfterMoves,
+    /// A handicap corner already holds a disc. Display: `handicap corner a1 is not empty`.
+    CornerOccupied(Square),
 }
 
 impl fmt::Display for GameError {
@@ -43,11 +54,56 @@ impl fmt::Display for GameError {
             GameError::Occupied(sq) => write!(f, "occupied square {sq}"),
             GameError::WrongColor(_) => f.write_str("wrong color"),
             GameError::CannotUndo => f.write_str("cannot undo"),
+            GameError::BadHandicap(n) => write!(f, "bad handicap {n} (expected 1-4 corners)"),
+            GameError::HandicapAfterMoves => f.write_str("handicap only before the first move"),
+            GameError::CornerOccupied(sq) => write!(f, "handicap corner {sq} is not empty"),
         }
     }
 }
 
 impl std::error::Error for GameError {}
+
+/// The handicap corners in the order they are given: a1, h8, h1, a8 (a handicap of `n`
+/// corners uses the first `n`).
+pub const HANDICAP_CORNERS: [Square; 4] = [
+    Square::from_index(0),
+    Square::from_index(63),
+    Square::from_index(7),
+    Square::from_index(56),
+];
+
+/// `position` with `n` corner discs of `color` added, the corners taken in the order of
+/// [`HANDICAP_CORNERS`] (a1, h8, h1, a8); the side to move and every other disc are kept.
+///
+/// Errors: [`GameError::BadHandicap`] unless 1 ≤ `n` ≤ 4, [`GameError::CornerOccupied`] when
+/// one of the `n` corners already holds a disc.
+pub fn add_handicap(position: &Position, color: Color, n: u32) -> Result<Position, GameError> {
+    if !(1..=4).contains(&n) {
+        return Err(GameError::BadHandicap(n));
+    }
+    let (mut black, mut white) = position.black_white();
+    for &sq in &HANDICAP_CORNERS[..n as usize] {
+        if (black | white) & sq.bit() != 0 {
+            return Err(GameError::CornerOccupied(sq));
+        }
+        match color {
+            Color::Black => black |= sq.bit(),
+            Color::White => white |= sq.bit(),
+        }
+    }
+    // The corners were empty, so the discs cannot overlap.
+    Position::from_black_white(black, white, position.side)
+        .ok_or(GameError::CornerOccupied(HANDICAP_CORNERS[0]))
+}
+
+/// The standard start position (black to move) with a handicap of `n` corner discs for
+/// `color`: a1 for `n = 1`, then h8, h1, a8 (see [`add_handicap`]). Black still moves first
+/// and the corner discs count in the final score like any other disc.
+///
+/// Error: [`GameError::BadHandicap`] unless 1 ≤ `n` ≤ 4.
+pub fn handicap_position(color: Color, n: u32) -> Result<Position, GameError> {
+    add_handicap(&Position::start(), color, n)
+}
 
 /// One entry of the history: who moved, what, and the position before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +153,21 @@ impl Game {
     /// be undone past.
     pub fn setboard(&mut self, position: Position) {
         *self = Game::from_position(position);
+    }
+
+    /// Gives `color` a handicap of `n` corner discs in the current position (GTP
+    /// `flank-handicap`), as [`add_handicap`] does; the history stays empty, so the handicap
+    /// is part of the starting position (`undo` cannot take it back, `clear_board` does).
+    ///
+    /// Errors: [`GameError::HandicapAfterMoves`] when a move (or pass) was recorded since the
+    /// start or the last [`Game::setboard`], and those of [`add_handicap`]. On error the game
+    /// is unchanged.
+    pub fn handicap(&mut self, color: Color, n: u32) -> Result<(), GameError> {
+        if !self.history.is_empty() {
+            return Err(GameError::HandicapAfterMoves);
+        }
+        self.position = add_handicap(&self.position, color, n)?;
+        Ok(())
     }
 
     /// The current position (board and colour to move).

@@ -28,14 +28,29 @@
 //!
 //! `final_score` counts black minus white discs with the empty squares given to the side
 //! with more discs (`B+n`, `W+n` or `0`).
+//!
+//! flank's own commands (see `docs/levels.md`):
+//! - `flank-level L`: the playing level, `easy`, `medium`, `hard` or 1–60 ([`Level`]); `=`,
+//!   or `? bad level …` with the level unchanged. It applies from the next move on.
+//! - `flank-handicap C N`: `N` = 1–4 corner discs (a1, h8, h1, a8 in that order) for colour
+//!   `C`, allowed only before the first move after `clear_board`/`setboard` and on empty
+//!   corners ([`Game::handicap`]); otherwise `? reason` and the game is unchanged.
+//! - `flank-draw_offer C`: colour `C` offers a draw; the answer is `= accept` or `= decline`
+//!   for the other colour, judged on the current position by [`judge_draw_offer`] within a
+//!   small bounded budget. The game and the clocks are unchanged either way.
 
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
 use crate::board::Board;
+use crate::draw::{draw_budget_ms, judge_draw_offer};
 use crate::engine::{Engine, SearchInfo, SearchLimits};
 use crate::format::{Position, clip, parse_board_string};
 use crate::game::{Game, GameError};
+use crate::level::{DEFAULT_SEED, Level, search_at_level};
 use crate::square::{Color, Move, Square};
 use crate::timeman::{DEFAULT_MOVE_TIME_MS, TimeControl, TimeManager, seconds_to_ms};
 
@@ -52,6 +67,13 @@ pub struct GtpOptions {
     pub depth: Option<u32>,
     /// Print one line of search info per iteration to stderr.
     pub verbose: bool,
+    /// The playing level at the start of the session (`--level`, default `hard`); GTP
+    /// `flank-level` changes it.
+    pub level: Level,
+    /// Seed of the random generator behind `easy`'s randomness (`--seed`, default
+    /// [`DEFAULT_SEED`]). It is seeded once per session: the same seed and the same commands
+    /// give the same moves.
+    pub seed: u64,
 }
 
 impl Default for GtpOptions {
@@ -60,12 +82,14 @@ impl Default for GtpOptions {
             move_time_ms: DEFAULT_MOVE_TIME_MS,
             depth: None,
             verbose: false,
+            level: Level::Hard,
+            seed: DEFAULT_SEED,
         }
     }
 }
 
 /// Every command, in the order `list_commands` prints them.
-pub const COMMANDS: [&str; 26] = [
+pub const COMMANDS: [&str; 29] = [
     "protocol_version",
     "name",
     "version",
@@ -92,6 +116,9 @@ pub const COMMANDS: [&str; 26] = [
     "gogui-rules_legal_moves",
     "gogui-rules_side_to_move",
     "gogui-rules_final_result",
+    "flank-level",
+    "flank-handicap",
+    "flank-draw_offer",
 ];
 
 /// A parsed GTP command with its arguments.
@@ -165,6 +192,12 @@ pub enum Command {
     RulesSideToMove,
     /// `gogui-rules_final_result`: a free-text result.
     RulesFinalResult,
+    /// `flank-level L`: set the playing level.
+    Level(Level),
+    /// `flank-handicap C N`: `N` corner discs for colour `C` before the first move.
+    Handicap(Color, u32),
+    /// `flank-draw_offer C`: colour `C` offers a draw; `accept` or `decline` for the other.
+    DrawOffer(Color),
 }
 
 fn syntax(detail: impl std::fmt::Display) -> String {
@@ -324,6 +357,18 @@ impl Command {
             "gogui-rules_legal_moves" => none(Command::RulesLegalMoves)?,
             "gogui-rules_side_to_move" => none(Command::RulesSideToMove)?,
             "gogui-rules_final_result" => none(Command::RulesFinalResult)?,
+            "flank-level" => {
+                arity(args, "flank-level <level>")?;
+                Command::Level(args[0].parse::<Level>().map_err(syntax)?)
+            }
+            "flank-handicap" => {
+                arity(args, "flank-handicap <color> <corners>")?;
+                Command::Handicap(color_arg(args[0])?, count_arg(args[1])?)
+            }
+            "flank-draw_offer" => {
+                arity(args, "flank-draw_offer <color>")?;
+                Command::DrawOffer(color_arg(args[0])?)
+            }
             _ => return Err("unknown command".to_string()),
         })
     }
@@ -367,6 +412,8 @@ pub struct Gtp {
     engine: Engine,
     time: TimeManager,
     options: GtpOptions,
+    level: Level,
+    rng: StdRng,
     quit: bool,
 }
 
@@ -377,6 +424,8 @@ impl Gtp {
             game: Game::new(),
             engine,
             time: TimeManager::new(options.move_time_ms),
+            level: options.level,
+            rng: StdRng::seed_from_u64(options.seed),
             options,
             quit: false,
         }
@@ -390,6 +439,11 @@ impl Gtp {
     /// The clocks (as set by `time_settings`/`time_left` and our own thinking time).
     pub fn time(&self) -> &TimeManager {
         &self.time
+    }
+
+    /// The current playing level.
+    pub fn level(&self) -> Level {
+        self.level
     }
 
     /// True once `quit` has been answered.
@@ -533,6 +587,21 @@ impl Gtp {
             }
             Command::RulesSideToMove => self.game.side_to_move().to_string(),
             Command::RulesFinalResult => self.final_result(),
+            Command::Level(l) => {
+                self.level = l;
+                String::new()
+            }
+            Command::Handicap(c, n) => {
+                self.game.handicap(c, n).map_err(game_err)?;
+                String::new()
+            }
+            Command::DrawOffer(c) => {
+                if self.draw_offer(c.opposite()) {
+                    "accept".to_string()
+                } else {
+                    "decline".to_string()
+                }
+            }
         })
     }
 
@@ -572,10 +641,18 @@ impl Gtp {
                 );
             }
         };
-        let result = self.engine.search(board, &limits, &mut on_info);
+        let result = search_at_level(
+            &mut self.engine,
+            board,
+            self.level,
+            &limits,
+            &mut self.rng,
+            &mut on_info,
+        );
         if verbose {
             eprintln!(
-                "flank: {color} {} score {:+}{} depth {} nodes {} time {} ms",
+                "flank: {color} (level {}) {} score {:+}{} depth {} nodes {} time {} ms",
+                self.level,
                 result.best,
                 result.score,
                 if result.exact { " exact" } else { "" },
@@ -591,6 +668,27 @@ impl Gtp {
                 first
             }
         }
+    }
+
+    /// True if `receiver` accepts a draw in the current position: [`judge_draw_offer`] with a
+    /// budget of 1/20 of the receiver's hard per-move budget (see [`draw_budget_ms`]).
+    fn draw_offer(&mut self, receiver: Color) -> bool {
+        let pos = self.game.position();
+        let board = pos.board;
+        let to_move = pos.side == receiver;
+        let view = if to_move { board } else { board.pass() };
+        let budget = draw_budget_ms(self.time.budget(receiver, &view).hard_ms);
+        let j = judge_draw_offer(&mut self.engine, &board, to_move, budget);
+        if self.options.verbose {
+            eprintln!(
+                "flank: draw offer to {receiver}: score {:+}{} nodes {} budget {budget} ms: {}",
+                j.score,
+                if j.exact { " exact" } else { "" },
+                j.nodes,
+                if j.accept { "accept" } else { "decline" }
+            );
+        }
+        j.accept
     }
 
     /// Text board: column letters, rows 1–8 top to bottom, `X` black, `O` white, `.` empty,

@@ -5,7 +5,6 @@
 //! - [`square`]: squares, moves, colours and their names.
 //! - [`mod@format`]: board strings, OBF lines, transcripts, typed parse errors.
 //! - [`game`]: a game record with colours, pass rules and undo.
-//! - [`handicap`]: handicap start positions (corner discs for one colour).
 //! - [`perft`]: leaf counts of the game tree under both pass conventions.
 //! - [`eval`]: the hand-written midgame evaluation.
 //! - [`tt`]: the lock-free transposition table shared by search threads.
@@ -14,6 +13,8 @@
 //! - [`engine`]: the facade the protocols and CLI call; search reports through callbacks.
 //! - [`timeman`]: time management against the game clock.
 //! - [`gtp`]: the GTP protocol loop.
+//! - [`level`]: the playing levels (easy, medium, hard, 1–60) and the move choice at a level.
+//! - [`draw`]: judging draw offers with a bounded search.
 //! - [`solve`]: the `flank solve` batch solver.
 //! - [`mod@bench`]: the fixed `flank bench` search fingerprint.
 //! - [`matchplay`]: `flank match`, the match runner between two GTP engines, and its rules.
@@ -22,13 +23,14 @@
 
 pub mod bench;
 pub mod board;
+pub mod draw;
 pub mod endgame;
 pub mod engine;
 pub mod eval;
 pub mod format;
 pub mod game;
 pub mod gtp;
-pub mod handicap;
+pub mod level;
 pub mod matchplay;
 pub mod midgame;
 pub mod perft;

@@ -92,6 +92,19 @@ struct GtpArgs {
     /// Print search progress (depth, score, nodes, PV) on stderr.
     #[arg(long, short)]
     verbose: bool,
+    /// Playing level: easy, medium, hard (full strength, the default) or 1-60 (see
+    /// docs/levels.md); GTP `flank-level` changes it.
+    #[arg(long, value_parser = parse_level)]
+    level: Option<flank::level::Level>,
+    /// Seed of the random generator behind easy's randomness (default 1): the same seed and
+    /// the same commands give the same moves.
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+fn parse_level(s: &str) -> Result<flank::level::Level, String> {
+    s.parse()
+        .map_err(|e: flank::level::LevelError| e.to_string())
 }
 
 #[derive(Args, Debug)]
@@ -294,6 +307,12 @@ fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
     if let Some(ms) = args.move_time {
         options.move_time_ms = ms;
     }
+    if let Some(level) = args.level {
+        options.level = level;
+    }
+    if let Some(seed) = args.seed {
+        options.seed = seed;
+    }
     let engine = Engine::try_new(args.engine.config())?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -368,8 +387,8 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
     // whichever colour holds the corners.
     let starts = match args.handicap {
         Some(n) => vec![
-            flank::handicap::handicap_position(flank::Color::White, n)?,
-            flank::handicap::handicap_position(flank::Color::Black, n)?,
+            flank::game::handicap_position(flank::Color::White, n)?,
+            flank::game::handicap_position(flank::Color::Black, n)?,
         ],
         None => vec![flank::Position::start()],
     };

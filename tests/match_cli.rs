@@ -321,3 +321,42 @@ fn xot_openings_from_the_shared_data() {
         assert_eq!(g["opening"], first.as_str());
     }
 }
+
+#[test]
+fn flank_plays_handicap_and_draw_offer_games() {
+    let engine = flank_engine();
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &engine,
+        "--games",
+        "2",
+        "--time",
+        "3",
+        "--handicap",
+        "3",
+        "--draw-offers",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    for g in v["game_list"].as_array().unwrap() {
+        // B holds a1, h8 and h1 in its colour; a8 stays empty.
+        let b = if g["a_color"] == "black" { 'O' } else { '*' };
+        let ggf = g["ggf"].as_str().unwrap();
+        let cells: Vec<char> = ggf.split("BO[8 ").nth(1).unwrap().chars().collect();
+        assert_eq!(
+            (cells[0], cells[63], cells[7], cells[56]),
+            (b, b, b, '-'),
+            "{ggf}"
+        );
+        assert_eq!(g["opening"], "");
+        let reason = g["reason"].as_str().unwrap();
+        assert!(reason == "finished" || reason == "draw-agreed", "{g}");
+        // Never more than the rules' three offers per player.
+        for k in 0..2 {
+            assert!(g["offers"][k].as_u64().unwrap() <= 3, "{g}");
+        }
+    }
+}

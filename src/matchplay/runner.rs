@@ -24,7 +24,7 @@ use super::rounds::{Race, round_value};
 use super::stakes::{Ledger, Settlement, format_cents, settle};
 use super::stats::{Sprt, SprtState, Wdl};
 use crate::format::{ParseError, Position, parse_transcript_from};
-use crate::handicap::handicap_position;
+use crate::game::handicap_position;
 use crate::square::{Color, Move};
 
 /// The openings used when no file is given (and there is no handicap): four common lines
@@ -892,19 +892,41 @@ mod tests {
 
     #[test]
     fn handicap_games_start_from_the_corners() {
-        let mut s = spec(&[""]);
-        s.openings = vec![parse_opening(handicap_position(Color::White, 2).unwrap(), "").unwrap()];
-        s.handicap = Some((Side::B, 2));
-        s.games = Some(2);
-        let m = run(&s, &fakes(Policy::FirstLegal, Policy::FirstLegal));
-        // B holds a1 and h8 in both games, whichever colour it has.
-        for g in &m.game_list {
-            let b_disc = if g.a_color == "black" { 'O' } else { '*' };
-            let bo = g.ggf.split("BO[8 ").nth(1).unwrap();
-            let cells: Vec<char> = bo.chars().take(64).collect();
-            assert_eq!(cells[0], b_disc, "{}", g.ggf);
-            assert_eq!(cells[63], b_disc, "{}", g.ggf);
-            assert_eq!(cells[7], '-');
+        // Each handicap, 1–4 corners for B in the order a1, h8, h1, a8, whichever colour B has.
+        let corners = [0usize, 63, 7, 56];
+        for n in 1..=4u32 {
+            let mut s = spec(&[""]);
+            s.handicap = Some((Side::B, n));
+            s.games = Some(2);
+            let m = run(&s, &fakes(Policy::FirstLegal, Policy::FirstLegal));
+            for g in &m.game_list {
+                let b_disc = if g.a_color == "black" { 'O' } else { '*' };
+                let bo = g.ggf.split("BO[8 ").nth(1).unwrap();
+                let cells: Vec<char> = bo.chars().take(64).collect();
+                for (k, &sq) in corners.iter().enumerate() {
+                    let want = if k < n as usize { b_disc } else { '-' };
+                    assert_eq!(cells[sq], want, "n={n} corner {k}: {}", g.ggf);
+                }
+                // The rest is the start position, black to move.
+                let rest: String = cells
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !corners.contains(i))
+                    .map(|(_, c)| *c)
+                    .collect();
+                assert_eq!(rest.matches('*').count(), 2);
+                assert_eq!(rest.matches('O').count(), 2);
+                assert_eq!(bo.chars().nth(65), Some('*'));
+            }
+            // A gets the corners with --handicap-side a.
+            s.handicap = Some((Side::A, n));
+            let m = run(&s, &fakes(Policy::FirstLegal, Policy::FirstLegal));
+            let g = &m.game_list[0];
+            assert_eq!(g.a_color, "black");
+            assert_eq!(
+                g.ggf.split("BO[8 ").nth(1).unwrap().chars().next(),
+                Some('*')
+            );
         }
     }
 
