@@ -42,9 +42,10 @@ fn sh_engine(genmove: &str, list: &str, extra: &str) -> String {
     )
 }
 
-/// flank at depth 3; with a 3 s clock per game it also keeps its endgame solves short.
+/// flank at level 3 (depth 3, exact only at ≤ 6 empties): fast, and far inside a 10 s clock
+/// even on a loaded machine.
 fn flank_engine() -> String {
-    format!("{} gtp --depth 3", flank_bin())
+    format!("{} gtp --level 3", flank_bin())
 }
 
 fn temp_path(name: &str) -> std::path::PathBuf {
@@ -64,7 +65,7 @@ fn flank_against_flank_with_ggf_and_json() {
         "--games",
         "2",
         "--time",
-        "3",
+        "10",
         "--concurrency",
         "2",
         "--stake",
@@ -120,7 +121,7 @@ fn text_summary_lists_games_and_totals() {
         "--games",
         "2",
         "--time",
-        "3",
+        "10",
         "--target-points",
         "500",
     ]);
@@ -136,6 +137,8 @@ fn text_summary_lists_games_and_totals() {
     );
     assert!(out.contains("first vs second: 2 games"), "{out}");
     assert!(out.contains("race to 500 points"), "{out}");
+    // Each round line carries the running race totals.
+    assert!(lines[0].contains(", race first "), "{out}");
 }
 
 #[test]
@@ -149,7 +152,7 @@ fn a_crash_loses_and_the_engine_is_restarted() {
         "--games",
         "2",
         "--time",
-        "3",
+        "10",
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");
@@ -312,7 +315,7 @@ fn xot_openings_from_the_shared_data() {
         "--games",
         "2",
         "--time",
-        "3",
+        "10",
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");
@@ -333,7 +336,7 @@ fn flank_plays_handicap_and_draw_offer_games() {
         "--games",
         "2",
         "--time",
-        "3",
+        "10",
         "--handicap",
         "3",
         "--draw-offers",

@@ -170,6 +170,8 @@ pub struct GameReport {
     pub offers: [u32; 2],
     /// Clock used by A and by B, ms.
     pub used_ms: [u64; 2],
+    /// The race's points of A and B after this round, with `--target-points`.
+    pub race_points: Option<[u32; 2]>,
     /// The stake settlement for A and B, when playing for a stake.
     pub settlement: Option<Settlement>,
     /// The GGF record.
@@ -535,9 +537,10 @@ fn count_game(
     }
     let a_value = round_value(outcome, a_color);
     *disc_sum += i64::from(a_value);
-    if let Some(race) = summary.race.as_mut() {
+    let race_points = summary.race.as_mut().map(|race| {
         race.add(a_value);
-    }
+        race.points
+    });
     let settlement = summary.stakes.as_mut().map(|st| {
         let s = settle(st.stake, winner.map(Side::index));
         st.ledger.add(&s);
@@ -577,6 +580,7 @@ fn count_game(
         a_value,
         offers: by_color(outcome.offers),
         used_ms: used,
+        race_points,
         settlement,
         ggf: ggf::record(outcome, black, white, spec.time_ms, now_unix()),
     }
@@ -604,6 +608,9 @@ pub fn game_line(spec: &MatchSpec, r: &GameReport) -> String {
         board_text(r.board_score),
         r.a_value
     );
+    if let Some([pa, pb]) = r.race_points {
+        s.push_str(&format!(", race {a} {pa} - {b} {pb}"));
+    }
     if let Some(st) = &r.settlement {
         s.push_str(&format!(
             ", payout {a} {} {b} {}, commission {}",
@@ -817,6 +824,7 @@ mod tests {
             assert_eq!(pts[0] >= 100 || pts[1] >= 100, last, "round {i}: {pts:?}");
         }
         assert_eq!(pts, race.points);
+        assert_eq!(m.game_list.last().unwrap().race_points, Some(pts));
         assert_eq!(race.rounds.len() as u64, m.games);
     }
 
