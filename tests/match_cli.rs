@@ -174,12 +174,52 @@ fn a_crash_loses_and_the_engine_is_restarted() {
 }
 
 #[test]
-fn illegal_moves_wrong_passes_and_time_losses() {
-    for (genmove, time, reason) in [
-        ("printf \"= a1\\n\\n\"", "30", "illegal"),
-        ("printf \"= pass\\n\\n\"", "30", "wrong-pass"),
-        ("printf \"= whatever\\n\\n\"", "30", "illegal"),
-        ("sleep 2; printf \"= pass\\n\\n\"", "0.3", "time"),
+fn illegal_moves_wrong_passes_time_losses_and_protocol_errors() {
+    // A is black in game 1; after the 5-move opening flank (white) moves, then A answers.
+    for (genmove, time, reason, text) in [
+        (
+            "printf \"= a1\\n\\n\"",
+            "30",
+            "illegal",
+            "black illegal move 'a1'",
+        ),
+        (
+            "printf \"= pass\\n\\n\"",
+            "30",
+            "wrong-pass",
+            "black passed with a legal move",
+        ),
+        (
+            "printf \"= whatever\\n\\n\"",
+            "30",
+            "illegal",
+            "black illegal move 'whatever'",
+        ),
+        (
+            "sleep 2; printf \"= pass\\n\\n\"",
+            "0.3",
+            "time",
+            "black lost on time",
+        ),
+        // No status character, a wrong id, a refusal: protocol errors.
+        (
+            "printf \"f5\\n\\n\"",
+            "30",
+            "protocol",
+            "black protocol error: expected '=' or '?', got 'f5'",
+        ),
+        (
+            "printf \"=999 f5\\n\\n\"",
+            "30",
+            "protocol",
+            "black protocol error: answer id 999 for request",
+        ),
+        (
+            "printf \"? busy\\n\\n\"",
+            "30",
+            "protocol",
+            "black protocol error: refused 'genmove b': busy",
+        ),
     ] {
         let bad = sh_engine(genmove, "", "printf \"?\\n\\n\"");
         let (code, out, err) = run_match(&[
@@ -197,6 +237,7 @@ fn illegal_moves_wrong_passes_and_time_losses() {
         let v = json(&out);
         let g = &v["game_list"][0];
         assert_eq!(g["reason"], reason, "{g}");
+        assert!(g["reason_text"].as_str().unwrap().starts_with(text), "{g}");
         assert_eq!(g["winner"], "b", "{g}");
         if reason == "time" {
             assert_eq!(v["time_losses"][0], 1);
