@@ -17,6 +17,7 @@
 //! - [`draw`]: judging draw offers with a bounded search.
 //! - [`solve`]: the `flank solve` batch solver.
 //! - [`mod@bench`]: the fixed `flank bench` search fingerprint.
+//! - [`matchplay`]: `flank match`, the match runner between two GTP engines, and its rules.
 
 #![warn(missing_docs)]
 
@@ -30,6 +31,7 @@ pub mod format;
 pub mod game;
 pub mod gtp;
 pub mod level;
+pub mod matchplay;
 pub mod midgame;
 pub mod perft;
 pub mod solve;

@@ -43,6 +43,10 @@ enum Command {
     /// Search a fixed set of positions on one thread and print the node total (the search
     /// fingerprint) and nodes/s.
     Bench(BenchArgs),
+    /// Play a match between two GTP engines (any command lines, e.g. two flank settings):
+    /// openings played twice with colours swapped, whole-game clocks, forfeits, GGF records,
+    /// Elo and SPRT; rounds to a target, stakes, draw offers, handicaps. See docs/match.md.
+    Match(MatchArgs),
 }
 
 /// Settings shared by every command that searches.
@@ -134,6 +138,82 @@ struct BenchArgs {
 }
 
 #[derive(Args, Debug)]
+struct MatchArgs {
+    /// Player A's engine command line, split like a shell would (e.g. "flank gtp --depth 4").
+    #[arg(long)]
+    engine_a: String,
+    /// Player B's engine command line.
+    #[arg(long)]
+    engine_b: String,
+    /// A's name in records (default: the engine's `name` answer with -A appended).
+    #[arg(long)]
+    name_a: Option<String>,
+    /// B's name in records (default: the engine's `name` answer with -B appended).
+    #[arg(long)]
+    name_b: Option<String>,
+    /// Openings: a file with one transcript per line, or `xot` / `xot-large` for
+    /// $FLANK_DATA/openings/xot_small.txt / xot_large.txt. Default: four built-in openings
+    /// (none with --handicap: the handicap position itself).
+    #[arg(long)]
+    openings: Option<String>,
+    /// Games to play (default: every opening twice; 10000 at most with --sprt or
+    /// --target-points, which stop earlier).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    games: Option<u64>,
+    /// Games played at once (default: one per two cores, at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    concurrency: Option<u64>,
+    /// Each player's clock for the whole game, seconds (decimals allowed).
+    #[arg(long, default_value = "600", value_parser = parse_seconds)]
+    time: u64,
+    /// Append each game as one GGF line to FILE.
+    #[arg(long)]
+    ggf: Option<PathBuf>,
+    /// Print the summary (with every game) as JSON on stdout instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Stop early by SPRT: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05).
+    #[arg(long)]
+    sprt: Option<String>,
+    /// Play rounds until a player has this many points (a round is worth the winner's disc
+    /// difference; a forfeit 64).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
+    target_points: Option<u32>,
+    /// Play for a stake per game, e.g. 5.00 (pot 2 x stake, winner 90 %, commission 10 %).
+    #[arg(long)]
+    stake: Option<String>,
+    /// Let each player offer a draw (at most 3 times per game) through flank-draw_offer.
+    #[arg(long)]
+    draw_offers: bool,
+    /// Ask about draws only with at most this many empty squares.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(0..=64))]
+    draw_offer_empties: u32,
+    /// Give this many corners (1-4, in the order a1 h8 h1 a8) to one player before each game.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4))]
+    handicap: Option<u32>,
+    /// The player receiving the handicap corners.
+    #[arg(long, default_value = "b", requires = "handicap")]
+    handicap_side: HandicapSide,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum HandicapSide {
+    A,
+    B,
+}
+
+/// Seconds (decimals allowed, > 0, at most 10^7) to ms.
+fn parse_seconds(s: &str) -> Result<u64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1e7 => Ok((v * 1000.0).round().max(1.0) as u64),
+        _ => Err(format!(
+            "bad time '{}' (expected seconds, e.g. 600 or 0.5)",
+            flank::format::clip(s)
+        )),
+    }
+}
+
+#[derive(Args, Debug)]
 struct PerftArgs {
     /// Depth in plies.
     #[arg(value_parser = clap::value_parser!(u32).range(0..=20))]
@@ -214,6 +294,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench(args) => run_bench(args),
+        Command::Match(args) => run_match_cmd(args),
     }
 }
 
@@ -285,4 +366,123 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
+    use anyhow::anyhow;
+    use flank::matchplay::player::Player;
+    use flank::matchplay::process::{GtpProcess, split_command};
+    use flank::matchplay::referee::RefereeConfig;
+    use flank::matchplay::runner::{self, MatchSpec, Side};
+
+    let argv = [
+        split_command(&args.engine_a).map_err(|e| anyhow!("--engine-a: {e}"))?,
+        split_command(&args.engine_b).map_err(|e| anyhow!("--engine-b: {e}"))?,
+    ];
+    let handicap_side = match args.handicap_side {
+        HandicapSide::A => Side::A,
+        HandicapSide::B => Side::B,
+    };
+    // With a handicap, openings are played from the handicap position; they must be legal
+    // whichever colour holds the corners.
+    let starts = match args.handicap {
+        Some(n) => vec![
+            flank::game::handicap_position(flank::Color::White, n)?,
+            flank::game::handicap_position(flank::Color::Black, n)?,
+        ],
+        None => vec![flank::Position::start()],
+    };
+    let start = starts[0];
+    let openings: Vec<runner::Opening> = match args.openings.as_deref() {
+        None if args.handicap.is_some() => vec![runner::parse_opening(start, "")?],
+        None => runner::BUILTIN_OPENINGS
+            .iter()
+            .map(|t| runner::parse_opening(start, t))
+            .collect::<Result<_, _>>()?,
+        Some(name) => {
+            let path = match name {
+                "xot" | "xot-large" => {
+                    let root =
+                        std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".into());
+                    let file = if name == "xot" {
+                        "xot_small.txt"
+                    } else {
+                        "xot_large.txt"
+                    };
+                    PathBuf::from(root).join("openings").join(file)
+                }
+                _ => PathBuf::from(name),
+            };
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read openings {}", path.display()))?;
+            for other in &starts[1..] {
+                runner::parse_openings(*other, &text).map_err(|e| {
+                    anyhow!("openings {} (with black's handicap): {e}", path.display())
+                })?;
+            }
+            runner::parse_openings(start, &text)
+                .map_err(|e| anyhow!("openings {}: {e}", path.display()))?
+        }
+    };
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(flank::matchplay::stats::Sprt::parse)
+        .transpose()
+        .map_err(|e| anyhow!(e))?;
+    let stake = args
+        .stake
+        .as_deref()
+        .map(flank::matchplay::stakes::parse_amount)
+        .transpose()
+        .map_err(|e| anyhow!("--stake: {e}"))?;
+    let spec = MatchSpec {
+        games: args.games,
+        concurrency: args
+            .concurrency
+            .map(|c| c as usize)
+            .unwrap_or_else(runner::default_concurrency),
+        time_ms: args.time,
+        openings,
+        referee: RefereeConfig {
+            draw_offers: args.draw_offers,
+            offer_max_empties: args.draw_offer_empties,
+            command_timeout: runner::COMMAND_TIMEOUT,
+            ..RefereeConfig::default()
+        },
+        handicap: args.handicap.map(|n| (handicap_side, n)),
+        sprt,
+        target_points: args.target_points,
+        stake,
+        names: [
+            args.name_a.unwrap_or_default(),
+            args.name_b.unwrap_or_default(),
+        ],
+        ggf: args.ggf,
+        // indicatif draws only when stderr is a terminal.
+        progress: true,
+    };
+    let factory = |side: Side| -> Result<Box<dyn Player>, flank::matchplay::player::Fault> {
+        let k = match side {
+            Side::A => 0,
+            Side::B => 1,
+        };
+        Ok(Box::new(GtpProcess::start(argv[k].clone())?))
+    };
+    let json = args.json;
+    let mut on_game = |spec: &MatchSpec, r: &runner::GameReport| {
+        if !json {
+            println!("{}", runner::game_line(spec, r));
+        }
+    };
+    let summary = runner::run_match(&spec, &factory, &mut on_game).map_err(|e| anyhow!(e))?;
+    let mut out = io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &summary)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", runner::summary_text(&summary))?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,160 @@
+//! Game records in GGF (the Generic Game Format of GGS and NBoard), one game per line.
+//!
+//! `(;GM[Othello]PC[flank match]DT[<unix seconds>]PB[<black>]PW[<white>]RE[<result>]
+//! TI[<mm:ss>]TY[8]BO[8 <64 cells> <side>]B[f5]W[d6//1.23]…C[<reason>];)` (on one line):
+//! - `BO`: the start of the game (the start position, or the handicap position), cells
+//!   a1…h8 with `*` black, `O` white, `-` empty, then `*` or `O` to move.
+//! - `B`/`W`: every move from `BO`, opening included; `PA` is a pass. Moves the player
+//!   chose carry their time, `B[f5//1.23]` (seconds, the GGF `move/eval/time` form with no
+//!   eval); opening moves and forced passes carry none.
+//! - `RE`: black's disc difference with two decimals (`+12.00`, `-6.00`, `+0.00`), then a
+//!   GGF flag: `:t` lost on time, `:r` resigned or forfeited by a fault (illegal move, wrong
+//!   pass, crash, protocol error), `:s` a draw agreed by both players. A forfeit records the
+//!   round value (±64, see [`super::rounds`]), an agreed draw `+0.00:s`.
+//! - `C`: flank's addition, the reason in words (`white lost on time`, `black illegal move
+//!   'z9'`, `game over`); GGF readers skip tags they do not know.
+//!
+//! Names and texts have `[`, `]`, `\` and control characters replaced so a record stays one
+//! well-formed line.
+
+use std::fmt::Write;
+
+use super::referee::{EndReason, GameOutcome};
+use super::rounds::round_value;
+use crate::format::Position;
+use crate::square::{Color, Move};
+
+/// Makes `s` safe inside a GGF tag value on one line.
+pub fn escape(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '[' => '(',
+            ']' => ')',
+            '\\' => '/',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect()
+}
+
+/// `BO` contents: `8 <64 cells> <side>`.
+pub fn board_tag(p: &Position) -> String {
+    let cells: String = p
+        .cells()
+        .chars()
+        .map(|c| match c {
+            'X' => '*',
+            'O' => 'O',
+            _ => '-',
+        })
+        .collect();
+    let side = match p.side {
+        Color::Black => '*',
+        Color::White => 'O',
+    };
+    format!("8 {cells} {side}")
+}
+
+/// `RE` contents for `o` (see the module header).
+pub fn result_tag(o: &GameOutcome) -> String {
+    let v = round_value(o, Color::Black);
+    let flag = match o.reason {
+        EndReason::Finished => "",
+        EndReason::DrawAgreed(_) => ":s",
+        EndReason::Time => ":t",
+        _ => ":r",
+    };
+    format!("{v:+}.00{flag}")
+}
+
+/// The reason in words, with the colour that forfeited or offered.
+pub fn reason_text(o: &GameOutcome) -> String {
+    match (&o.reason, o.forfeited_by()) {
+        (EndReason::Time, Some(c)) => format!("{c} lost on time"),
+        (r, Some(c)) => format!("{c} {r}"),
+        (r, None) => r.to_string(),
+    }
+}
+
+/// One game as a GGF line (without the newline). `time_ms` is each side's clock; `date` the
+/// game's end in Unix seconds.
+pub fn record(o: &GameOutcome, black: &str, white: &str, time_ms: u64, date: u64) -> String {
+    let secs = time_ms / 1000;
+    let mut s = format!(
+        "(;GM[Othello]PC[flank match]DT[{date}]PB[{}]PW[{}]RE[{}]TI[{}:{:02}]TY[8]BO[{}]",
+        escape(black),
+        escape(white),
+        result_tag(o),
+        secs / 60,
+        secs % 60,
+        board_tag(&o.start)
+    );
+    for m in &o.moves {
+        let tag = match m.color {
+            Color::Black => 'B',
+            Color::White => 'W',
+        };
+        let mv = match m.mv {
+            Move::Pass => "PA".to_string(),
+            Move::Play(sq) => sq.to_string(),
+        };
+        let chosen = !m.opening && m.mv != Move::Pass;
+        if chosen {
+            let _ = write!(s, "{tag}[{mv}//{}.{:02}]", m.ms / 1000, (m.ms % 1000) / 10);
+        } else {
+            let _ = write!(s, "{tag}[{mv}]");
+        }
+    }
+    let _ = write!(s, "C[{}];)", escape(&reason_text(o)));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matchplay::referee::MoveRecord;
+
+    #[test]
+    fn a_record() {
+        let f5: Move = "f5".parse().unwrap();
+        let d6: Move = "d6".parse().unwrap();
+        let start = Position::start();
+        let last = start.play(f5).unwrap().play(d6).unwrap();
+        let o = GameOutcome {
+            start,
+            moves: vec![
+                MoveRecord {
+                    color: Color::Black,
+                    mv: f5,
+                    ms: 0,
+                    opening: true,
+                },
+                MoveRecord {
+                    color: Color::White,
+                    mv: d6,
+                    ms: 1234,
+                    opening: false,
+                },
+            ],
+            last,
+            board_score: 0,
+            winner: Some(Color::Black),
+            reason: EndReason::Time,
+            offers: [0, 0],
+            used_ms: [0, 1234],
+        };
+        assert_eq!(
+            record(&o, "flank[a]", "edax", 600_000, 1_700_000_000),
+            "(;GM[Othello]PC[flank match]DT[1700000000]PB[flank(a)]PW[edax]RE[+64.00:t]\
+             TI[10:00]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]\
+             B[f5]W[d6//1.23]C[white lost on time];)"
+        );
+        let illegal = GameOutcome {
+            reason: EndReason::Illegal("z9".into()),
+            winner: Some(Color::White),
+            ..o
+        };
+        assert_eq!(result_tag(&illegal), "-64.00:r");
+        assert_eq!(reason_text(&illegal), "black illegal move 'z9'");
+    }
+}

@@ -1,0 +1,117 @@
+//! The `Player` trait the referee talks to, and what a player can answer or do wrong.
+//!
+//! A player is one side of a game: a GTP engine process ([`super::process::GtpProcess`]) or,
+//! in tests, an in-process fake. The methods mirror the GTP commands the runner sends; every
+//! call carries a timeout, and the referee measures the wall time of `genmove` and draw
+//! answers itself (the player's own report of its time is never trusted).
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::format::Position;
+use crate::square::{Color, Move};
+
+/// Why a player failed a command. The referee turns a fault into a lost game (see
+/// [`super::referee::EndReason`]) and the runner restarts the player before the next game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// No answer within the timeout (ms waited). During `genmove` or a draw answer this is a
+    /// loss on time.
+    Timeout(u64),
+    /// The process ended or closed its output; the text says how (`exit status 3`).
+    Exited(String),
+    /// A malformed answer: not `=`/`?`, a wrong id, text where none belongs.
+    Protocol(String),
+    /// The player answered `? message` to a command it must accept.
+    Refused {
+        /// The command line sent (without id).
+        command: String,
+        /// The error text after `?`.
+        message: String,
+    },
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fault::Timeout(ms) => write!(f, "no answer within {ms} ms"),
+            Fault::Exited(how) => write!(f, "engine exited ({how})"),
+            Fault::Protocol(what) => write!(f, "protocol error: {what}"),
+            Fault::Refused { command, message } => {
+                write!(f, "refused '{command}': {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Fault {}
+
+/// An answer to `flank-draw_offer C`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawAnswer {
+    /// `= accept`.
+    Accept,
+    /// `= decline`, or the player does not know the command (it never takes a draw).
+    Decline,
+}
+
+/// What a player supports beyond plain GTP, learned from `list_commands` at start-up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// The engine's `name` answer (or the fake's name), used in game records.
+    pub name: String,
+    /// `flank-draw_offer` is listed.
+    pub draw_offer: bool,
+    /// `flank-handicap` is listed.
+    pub handicap: bool,
+}
+
+/// How a game starts, as sent to both players before the first `genmove`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSetup {
+    /// The position before the opening moves: the start position, or a handicap position.
+    pub start: Position,
+    /// `Some((colour, corners))` for a handicap game: sent as `flank-handicap C N` after
+    /// `clear_board`.
+    pub handicap: Option<(Color, u32)>,
+    /// The opening moves from `start`, each with the colour that plays it; passes explicit.
+    pub opening: Vec<(Color, Move)>,
+    /// The whole-game clock of each side, ms (sent as `time_settings M 0 0`, M in whole
+    /// seconds rounded up).
+    pub time_ms: u64,
+}
+
+/// One side of a game, driven by the referee. Errors are [`Fault`]s; after a fault the
+/// runner calls [`Player::restart`] before the next game.
+pub trait Player: Send {
+    /// The capabilities learned at start-up (or the last restart).
+    fn capabilities(&self) -> &Capabilities;
+
+    /// Ends the player and starts it anew (a new process for a GTP engine).
+    fn restart(&mut self) -> Result<(), Fault>;
+
+    /// Sets up a new game: `clear_board`, the handicap, `time_settings`, the opening moves.
+    /// `timeout` bounds each command.
+    fn new_game(&mut self, setup: &GameSetup, timeout: Duration) -> Result<(), Fault>;
+
+    /// `time_left C T 0`: the time left on `color`'s clock, ms (sent in whole seconds).
+    fn time_left(&mut self, color: Color, ms: u64, timeout: Duration) -> Result<(), Fault>;
+
+    /// `play C M`: the other side's move (a pass as `play C pass`).
+    fn play(&mut self, color: Color, mv: Move, timeout: Duration) -> Result<(), Fault>;
+
+    /// `genmove C`: the raw answer text (`f5`, `pass`, `resign` or anything else, which the
+    /// referee judges). `timeout` is the time left on the player's clock.
+    fn genmove(&mut self, color: Color, timeout: Duration) -> Result<String, Fault>;
+
+    /// `flank-draw_offer C`: would the player take a draw offered by `offering`? A player
+    /// without the command answers [`DrawAnswer::Decline`] without being asked.
+    fn draw_offer(&mut self, offering: Color, timeout: Duration) -> Result<DrawAnswer, Fault>;
+
+    /// Checks before a match that the player accepts `flank-handicap C N` (and leaves it at
+    /// a cleared board). Errors: the player's refusal or fault, as text.
+    fn check_handicap(&mut self, color: Color, n: u32, timeout: Duration) -> Result<(), String>;
+
+    /// Says `quit` and ends the player (best effort, never fails).
+    fn quit(&mut self);
+}

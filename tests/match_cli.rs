@@ -1,0 +1,406 @@
+//! `flank match` end to end with real processes: flank against flank, and scripted `sh`
+//! engines that crash, play illegal moves, pass wrongly, overstep their clock, refuse the
+//! handicap or agree to draws.
+
+mod common;
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn flank_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_flank")
+}
+
+/// Runs `flank match ARGS`; returns (exit code, stdout, stderr).
+fn run_match(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(flank_bin())
+        .arg("match")
+        .args(args)
+        .output()
+        .expect("flank runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {stdout}"))
+}
+
+/// A scripted GTP engine in sh: answers `=` to everything, and `genmove` with `GENMOVE`
+/// (a shell command), `list_commands` with `LIST`, `flank-*` commands with `EXTRA`.
+fn sh_engine(genmove: &str, list: &str, extra: &str) -> String {
+    format!(
+        "sh -c 'while read l; do case \"$l\" in \
+         *genmove*) {genmove};; \
+         *list_commands*) printf \"= {list}\\n\\n\";; \
+         *flank-*) {extra};; \
+         *) printf \"=\\n\\n\";; esac; done'"
+    )
+}
+
+/// flank at level 3 (depth 3, exact only at ≤ 6 empties): fast, and far inside a 10 s clock
+/// even on a loaded machine.
+fn flank_engine() -> String {
+    format!("{} gtp --level 3", flank_bin())
+}
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("flank-match-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn flank_against_flank_with_ggf_and_json() {
+    let ggf = temp_path("selfplay.ggf");
+    let _ = std::fs::remove_file(&ggf);
+    let engine = flank_engine();
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &engine,
+        "--games",
+        "2",
+        "--time",
+        "10",
+        "--concurrency",
+        "2",
+        "--stake",
+        "5.00",
+        "--ggf",
+        ggf.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["games"], 2);
+    assert_eq!(v["names"][0], "flank-A");
+    let games = v["game_list"].as_array().unwrap();
+    let records = std::fs::read_to_string(&ggf).unwrap();
+    let lines: Vec<&str> = records.lines().collect();
+    assert_eq!(lines.len(), 2);
+    let mut a_points = 0.0;
+    for (g, line) in games.iter().zip(&lines) {
+        assert_eq!(g["reason"], "finished", "{g}");
+        assert_eq!(g["opening"], "f5d6c3d3c4");
+        // The GGF result is black's disc difference, as in the JSON.
+        let score = g["board_score"].as_i64().unwrap();
+        assert!(line.starts_with("(;GM[Othello]"), "{line}");
+        assert!(line.ends_with(";)"), "{line}");
+        assert!(line.contains(&format!("RE[{score:+}.00]")), "{line}");
+        assert!(line.contains("B[f5]W[d6]B[c3]W[d3]B[c4]"), "{line}");
+        // The stake: a draw refunds 5.00 each, a win pays 9.00 and keeps 1.00.
+        let st = &g["settlement"];
+        let payout = st["payout"][0].as_u64().unwrap() + st["payout"][1].as_u64().unwrap();
+        assert_eq!(payout + st["commission"].as_u64().unwrap(), 1000);
+        a_points += match g["winner"].as_str() {
+            Some("a") => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        };
+    }
+    assert_eq!(v["points"][0].as_f64().unwrap(), a_points);
+    let _ = std::fs::remove_file(&ggf);
+}
+
+#[test]
+fn text_summary_lists_games_and_totals() {
+    let engine = flank_engine();
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &engine,
+        "--name-a",
+        "first",
+        "--name-b",
+        "second",
+        "--games",
+        "2",
+        "--time",
+        "10",
+        "--target-points",
+        "500",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("game 1: first (black) vs second (white), opening f5d6c3d3c4"),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("game 2: second (black) vs first (white)"),
+        "{out}"
+    );
+    assert!(out.contains("first vs second: 2 games"), "{out}");
+    assert!(out.contains("race to 500 points"), "{out}");
+    // Each round line carries the running race totals.
+    assert!(lines[0].contains(", race first "), "{out}");
+}
+
+#[test]
+fn a_crash_loses_and_the_engine_is_restarted() {
+    let crasher = sh_engine("exit 3", "", "printf \"?\\n\\n\"");
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &flank_engine(),
+        "--engine-b",
+        &crasher,
+        "--games",
+        "2",
+        "--time",
+        "10",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["a"]["wins"], 2);
+    assert_eq!(v["forfeits"][1], 2);
+    for g in v["game_list"].as_array().unwrap() {
+        assert_eq!(g["reason"], "crash");
+        assert_eq!(g["a_value"], 64);
+        // The second game's engine is a fresh process: it crashes the same way.
+        assert!(
+            g["reason_text"]
+                .as_str()
+                .unwrap()
+                .contains("crashed (exit status 3)"),
+            "{g}"
+        );
+    }
+}
+
+#[test]
+fn illegal_moves_wrong_passes_time_losses_and_protocol_errors() {
+    // A is black in game 1; after the 5-move opening flank (white) moves, then A answers.
+    for (genmove, time, reason, text) in [
+        (
+            "printf \"= a1\\n\\n\"",
+            "30",
+            "illegal",
+            "black illegal move 'a1'",
+        ),
+        (
+            "printf \"= pass\\n\\n\"",
+            "30",
+            "wrong-pass",
+            "black passed with a legal move",
+        ),
+        (
+            "printf \"= whatever\\n\\n\"",
+            "30",
+            "illegal",
+            "black illegal move 'whatever'",
+        ),
+        (
+            "sleep 2; printf \"= pass\\n\\n\"",
+            "0.3",
+            "time",
+            "black lost on time",
+        ),
+        // No status character, a wrong id, a refusal: protocol errors.
+        (
+            "printf \"f5\\n\\n\"",
+            "30",
+            "protocol",
+            "black protocol error: expected '=' or '?', got 'f5'",
+        ),
+        (
+            "printf \"=999 f5\\n\\n\"",
+            "30",
+            "protocol",
+            "black protocol error: answer id 999 for request",
+        ),
+        (
+            "printf \"? busy\\n\\n\"",
+            "30",
+            "protocol",
+            "black protocol error: refused 'genmove b': busy",
+        ),
+    ] {
+        let bad = sh_engine(genmove, "", "printf \"?\\n\\n\"");
+        let (code, out, err) = run_match(&[
+            "--engine-a",
+            &bad,
+            "--engine-b",
+            &flank_engine(),
+            "--games",
+            "1",
+            "--time",
+            time,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v = json(&out);
+        let g = &v["game_list"][0];
+        assert_eq!(g["reason"], reason, "{g}");
+        assert!(g["reason_text"].as_str().unwrap().starts_with(text), "{g}");
+        assert_eq!(g["winner"], "b", "{g}");
+        if reason == "time" {
+            assert_eq!(v["time_losses"][0], 1);
+        }
+    }
+}
+
+#[test]
+fn agreed_draws_through_the_protocol() {
+    let drawish = sh_engine(
+        "printf \"= pass\\n\\n\"",
+        "flank-draw_offer",
+        "printf \"= accept\\n\\n\"",
+    );
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &drawish,
+        "--engine-b",
+        &drawish,
+        "--games",
+        "2",
+        "--draw-offers",
+        "--stake",
+        "1.00",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["a"]["draws"], 2);
+    assert_eq!(v["agreed_draws"], 2);
+    assert_eq!(v["stakes"]["ledger"]["commission"], 0);
+    assert_eq!(v["stakes"]["ledger"]["net"][0], 0);
+    for g in v["game_list"].as_array().unwrap() {
+        assert_eq!(g["reason"], "draw-agreed");
+        // The side to move after the opening offered (white after f5d6c3d3c4).
+        assert_eq!(g["reason_text"], "draw agreed (white offered)");
+    }
+}
+
+#[test]
+fn handicap_needs_engine_support() {
+    let refuses = sh_engine(
+        "printf \"= pass\\n\\n\"",
+        "",
+        "printf \"? unknown command\\n\\n\"",
+    );
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &refuses,
+        "--engine-b",
+        &refuses,
+        "--handicap",
+        "2",
+    ]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("engine A cannot play handicap games (flank-handicap)"),
+        "{err}"
+    );
+    assert!(err.contains("? unknown command"), "{err}");
+}
+
+#[test]
+fn bad_arguments_fail_with_one_line() {
+    let engine = flank_engine();
+    for (extra, needle) in [
+        (vec!["--stake", "5.001"], "bad amount '5.001'"),
+        (vec!["--stake=-1"], "bad amount"),
+        (vec!["--sprt", "0,10,0.05"], "bad --sprt"),
+        (vec!["--time", "0"], "bad time '0'"),
+        (vec!["--handicap", "5"], "5"),
+        (
+            vec!["--openings", "/nonexistent/openings.txt"],
+            "cannot read openings",
+        ),
+    ] {
+        let mut args = vec!["--engine-a", engine.as_str(), "--engine-b", engine.as_str()];
+        args.extend(extra.iter());
+        let (code, out, err) = run_match(&args);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(out.is_empty(), "{extra:?}");
+        assert_eq!(err.lines().count(), 1, "{extra:?}: {err}");
+        assert!(err.contains(needle), "{extra:?}: {err}");
+    }
+    // An engine that dies at once cannot start the match.
+    let (code, _, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        "sh -c 'read x; exit 3'",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("engine B could not start"), "{err}");
+    assert!(err.contains("exit status 3"), "{err}");
+    let (code, _, err) = run_match(&["--engine-a", "'unbalanced", "--engine-b", &engine]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--engine-a: cannot split"), "{err}");
+}
+
+#[test]
+fn xot_openings_from_the_shared_data() {
+    let Some(text) = common::data_file("openings/xot_small.txt") else {
+        return;
+    };
+    let first = text.lines().next().unwrap().trim().to_string();
+    let engine = flank_engine();
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &engine,
+        "--openings",
+        "xot",
+        "--games",
+        "2",
+        "--time",
+        "10",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    for g in v["game_list"].as_array().unwrap() {
+        assert_eq!(g["opening"], first.as_str());
+    }
+}
+
+#[test]
+fn flank_plays_handicap_and_draw_offer_games() {
+    let engine = flank_engine();
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &engine,
+        "--games",
+        "2",
+        "--time",
+        "10",
+        "--handicap",
+        "3",
+        "--draw-offers",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    for g in v["game_list"].as_array().unwrap() {
+        // B holds a1, h8 and h1 in its colour; a8 stays empty.
+        let b = if g["a_color"] == "black" { 'O' } else { '*' };
+        let ggf = g["ggf"].as_str().unwrap();
+        let cells: Vec<char> = ggf.split("BO[8 ").nth(1).unwrap().chars().collect();
+        assert_eq!(
+            (cells[0], cells[63], cells[7], cells[56]),
+            (b, b, b, '-'),
+            "{ggf}"
+        );
+        assert_eq!(g["opening"], "");
+        let reason = g["reason"].as_str().unwrap();
+        assert!(reason == "finished" || reason == "draw-agreed", "{g}");
+        // Never more than the rules' three offers per player.
+        for k in 0..2 {
+            assert!(g["offers"][k].as_u64().unwrap() <= 3, "{g}");
+        }
+    }
+}
