@@ -470,15 +470,30 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
         Ok(Box::new(GtpProcess::start(argv[k].clone())?))
     };
     let json = args.json;
-    let mut on_game = |spec: &MatchSpec, r: &runner::GameReport| {
-        if !json {
-            println!("{}", runner::game_line(spec, r));
+    // A failed write of a game line (stdout closed: `flank match ... | head -1`) stops the
+    // match; the error is kept so that a broken pipe ends quietly, as in `flank solve`.
+    let mut write_error: Option<io::Error> = None;
+    let mut on_game = |spec: &MatchSpec, r: &runner::GameReport| -> Result<(), String> {
+        if json {
+            return Ok(());
         }
+        let mut out = io::stdout().lock();
+        writeln!(out, "{}", runner::game_line(spec, r))
+            .and_then(|_| out.flush())
+            .map_err(|e| {
+                let text = format!("cannot write to stdout: {e}");
+                write_error = Some(e);
+                text
+            })
     };
-    let summary = runner::run_match(&spec, &factory, &mut on_game).map_err(|e| anyhow!(e))?;
+    let result = runner::run_match(&spec, &factory, &mut on_game);
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    let summary = result.map_err(|e| anyhow!(e))?;
     let mut out = io::stdout().lock();
     if json {
-        serde_json::to_writer_pretty(&mut out, &summary)?;
+        serde_json::to_writer_pretty(&mut out, &summary).map_err(io::Error::from)?;
         writeln!(out)?;
     } else {
         write!(out, "{}", runner::summary_text(&summary))?;

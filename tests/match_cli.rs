@@ -404,3 +404,48 @@ fn flank_plays_handicap_and_draw_offer_games() {
         }
     }
 }
+
+#[test]
+fn a_closed_stdout_ends_the_match_quietly() {
+    // Each game takes at least 0.2 s (the engine waits, then passes wrongly and forfeits), so
+    // the lines after the first are written after the reader has gone.
+    let slow = sh_engine("sleep 0.2; printf \"= pass\\n\\n\"", "", "printf \"?\\n\\n\"");
+    for json_flag in [false, true] {
+        let mut args = vec![
+            "match",
+            "--engine-a",
+            &slow,
+            "--engine-b",
+            &slow,
+            "--games",
+            "6",
+            "--concurrency",
+            "1",
+        ];
+        if json_flag {
+            args.push("--json");
+        }
+        let mut child = Command::new(flank_bin())
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("flank runs");
+        let stdout = child.stdout.take().unwrap();
+        if !json_flag {
+            // Read one line (like `head -1`), then close the pipe.
+            use std::io::BufRead;
+            let mut line = String::new();
+            std::io::BufReader::new(stdout)
+                .read_line(&mut line)
+                .unwrap();
+            assert!(line.starts_with("game 1: "), "{line}");
+        } else {
+            drop(stdout);
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "json {json_flag}: {err}");
+        assert!(err.is_empty(), "json {json_flag}: {err}");
+    }
+}

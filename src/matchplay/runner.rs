@@ -302,14 +302,16 @@ fn play_one(
 
 /// Runs a match: builds `spec.concurrency` pairs of players with `factory`, checks handicap
 /// support, plays, counts in game order, stops on SPRT or target points, writes GGF, and
-/// calls `on_game` with the spec (names filled in) and each counted game, in order.
+/// calls `on_game` with the spec (names filled in) and each counted game, in order. An
+/// `Err` from `on_game` (e.g. stdout closed) stops the match: games in flight are finished
+/// but not counted, and `run_match` returns that error.
 ///
 /// Errors: a player that cannot start, a player without handicap support in a handicap
-/// match, a GGF file that cannot be written, a bad game set-up.
+/// match, a GGF file that cannot be written, a bad game set-up, an error from `on_game`.
 pub fn run_match(
     spec: &MatchSpec,
     factory: &Factory<'_>,
-    on_game: &mut dyn FnMut(&MatchSpec, &GameReport),
+    on_game: &mut dyn FnMut(&MatchSpec, &GameReport) -> Result<(), String>,
 ) -> Result<MatchSummary, String> {
     if spec.openings.is_empty() {
         return Err("no openings".to_string());
@@ -454,13 +456,11 @@ pub fn run_match(
                     a_color,
                     oi,
                 );
+                let mut failure = None;
                 if let Some(f) = ggf_file.as_mut() {
                     use std::io::Write;
                     if let Err(e) = writeln!(f, "{}", report.ggf).and_then(|_| f.flush()) {
-                        stop.store(true, Ordering::SeqCst);
-                        if let Ok(mut slot) = error.lock() {
-                            slot.get_or_insert(format!("cannot write GGF: {e}"));
-                        }
+                        failure = Some(format!("cannot write GGF: {e}"));
                     }
                 }
                 bar.inc(1);
@@ -468,8 +468,20 @@ pub fn run_match(
                     "A {}-{}-{} B",
                     summary.a.wins, summary.a.draws, summary.a.losses
                 ));
-                bar.suspend(|| on_game(spec, &report));
+                if failure.is_none() {
+                    failure = bar.suspend(|| on_game(spec, &report)).err();
+                }
                 summary.game_list.push(report);
+                if let Some(e) = failure {
+                    // No more games are counted or reported after a failed write.
+                    stop.store(true, Ordering::SeqCst);
+                    if let Ok(mut slot) = error.lock() {
+                        slot.get_or_insert(e);
+                    }
+                    stopped = true;
+                    pending.clear();
+                    break;
+                }
                 let sprt_done = summary
                     .sprt
                     .as_ref()
@@ -767,7 +779,7 @@ mod tests {
     }
 
     fn run(spec: &MatchSpec, f: &Factory<'_>) -> MatchSummary {
-        run_match(spec, f, &mut |_, _| {}).unwrap()
+        run_match(spec, f, &mut |_, _| Ok(())).unwrap()
     }
 
     #[test]
