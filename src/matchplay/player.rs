@@ -2,8 +2,9 @@
 //!
 //! A player is one side of a game: a GTP engine process ([`super::process::GtpProcess`]) or,
 //! in tests, an in-process fake. The methods mirror the GTP commands the runner sends; every
-//! call carries a timeout, and the referee measures the wall time of `genmove` and draw
-//! answers itself (the player's own report of its time is never trusted).
+//! call carries a timeout, and the referee measures the wall time of every answer during a
+//! game itself and charges it to the player's clock (the player's own report of its time is
+//! never trusted).
 
 use std::fmt;
 use std::time::Duration;
@@ -15,8 +16,8 @@ use crate::square::{Color, Move};
 /// [`super::referee::EndReason`]) and the runner restarts the player before the next game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
-    /// No answer within the timeout (ms waited). During `genmove` or a draw answer this is a
-    /// loss on time.
+    /// No answer within the timeout (ms waited). During a game (any command after set-up)
+    /// this is a loss on time; during set-up a protocol error.
     Timeout(u64),
     /// The process ended or closed its output; the text says how (`exit status 3`).
     Exited(String),
