@@ -449,3 +449,61 @@ fn a_closed_stdout_ends_the_match_quietly() {
         assert!(err.is_empty(), "json {json_flag}: {err}");
     }
 }
+
+/// The state letter of process `pid` from /proc (`None` when it no longer exists).
+fn proc_state(pid: &str) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) S ...`: the state follows the last ')'.
+    stat.rsplit(')').next()?.trim().chars().next()
+}
+
+#[test]
+fn children_of_sh_engines_end_with_the_match() {
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        eprintln!("SKIPPED: no /proc");
+        return;
+    }
+    // Each engine starts a background `sleep` child and records its pid.
+    let pids = temp_path("bg-pids");
+    let _ = std::fs::remove_file(&pids);
+    let engine = format!(
+        "sh -c 'sleep 300 & echo $! >> {}; while read l; do case \"$l\" in \
+         *genmove*) printf \"= pass\\n\\n\";; *) printf \"=\\n\\n\";; esac; done'",
+        pids.display()
+    );
+    let (code, _, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &engine,
+        "--games",
+        "2",
+        "--concurrency",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&pids).unwrap();
+    let list: Vec<&str> = text.lines().map(str::trim).collect();
+    // Two engines at the start, and restarts after the forfeits: at least 3 sleeps.
+    assert!(list.len() >= 3, "{text}");
+    let mut alive = Vec::new();
+    for pid in &list {
+        // Killed sleeps are reaped by init soon after; allow a moment.
+        let mut state = proc_state(pid);
+        for _ in 0..100 {
+            if state.is_none() || state == Some('Z') {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            state = proc_state(pid);
+        }
+        if !(state.is_none() || state == Some('Z')) {
+            alive.push(pid.to_string());
+        }
+    }
+    for pid in &alive {
+        let _ = Command::new("kill").arg(pid).status();
+    }
+    let _ = std::fs::remove_file(&pids);
+    assert!(alive.is_empty(), "still running after the match: {alive:?}");
+}
