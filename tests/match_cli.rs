@@ -507,3 +507,41 @@ fn children_of_sh_engines_end_with_the_match() {
     let _ = std::fs::remove_file(&pids);
     assert!(alive.is_empty(), "still running after the match: {alive:?}");
 }
+
+#[test]
+fn engines_without_time_commands_play_on_the_runners_clock() {
+    // The engine does not list time_settings/time_left and refuses them if sent anyway;
+    // it answers genmove after GENMOVE.
+    let no_time = |genmove: &str| {
+        format!(
+            "sh -c 'while read l; do case \"$l\" in \
+             *list_commands*) printf \"= name\\nplay\\ngenmove\\n\\n\";; \
+             *time_*) printf \"? unknown command\\n\\n\";; \
+             *genmove*) {genmove};; \
+             *) printf \"=\\n\\n\";; esac; done'"
+        )
+    };
+    for (genmove, time, reason) in [
+        // Set-up passes; its first move is a wrong pass.
+        ("printf \"= pass\\n\\n\"", "30", "wrong-pass"),
+        // Its clock still runs: 2 s over a 0.3 s clock.
+        ("sleep 2; printf \"= pass\\n\\n\"", "0.3", "time"),
+    ] {
+        let (code, out, err) = run_match(&[
+            "--engine-a",
+            &no_time(genmove),
+            "--engine-b",
+            &flank_engine(),
+            "--games",
+            "1",
+            "--time",
+            time,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v = json(&out);
+        let g = &v["game_list"][0];
+        assert_eq!(g["reason"], reason, "{g}");
+        assert_eq!(g["winner"], "b", "{g}");
+    }
+}

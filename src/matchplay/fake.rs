@@ -55,6 +55,8 @@ impl Fake {
                 name: name.to_string(),
                 draw_offer: true,
                 handicap: true,
+                time_settings: true,
+                time_left: true,
             },
             game: Game::new(),
             policy,

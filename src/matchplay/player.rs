@@ -65,6 +65,11 @@ pub struct Capabilities {
     pub draw_offer: bool,
     /// `flank-handicap` is listed.
     pub handicap: bool,
+    /// `time_settings` is listed (optional in GTP v2); without it none is sent.
+    pub time_settings: bool,
+    /// `time_left` is listed (optional in GTP v2); without it none is sent. The runner's
+    /// own clock applies either way.
+    pub time_left: bool,
 }
 
 /// How a game starts, as sent to both players before the first `genmove`.
@@ -91,11 +96,12 @@ pub trait Player: Send {
     /// Ends the player and starts it anew (a new process for a GTP engine).
     fn restart(&mut self) -> Result<(), Fault>;
 
-    /// Sets up a new game: `clear_board`, the handicap, `time_settings`, the opening moves.
-    /// `timeout` bounds each command.
+    /// Sets up a new game: `clear_board`, the handicap, `time_settings` (if the player
+    /// supports it), the opening moves. `timeout` bounds each command.
     fn new_game(&mut self, setup: &GameSetup, timeout: Duration) -> Result<(), Fault>;
 
-    /// `time_left C T 0`: the time left on `color`'s clock, ms (sent in whole seconds).
+    /// `time_left C T 0`: the time left on `color`'s clock, ms (sent in whole seconds); a
+    /// player without the command is not sent anything and answers `Ok` at once.
     fn time_left(&mut self, color: Color, ms: u64, timeout: Duration) -> Result<(), Fault>;
 
     /// `play C M`: the other side's move (a pass as `play C pass`).

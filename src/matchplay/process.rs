@@ -138,6 +138,8 @@ impl GtpProcess {
             name,
             draw_offer: listed("flank-draw_offer"),
             handicap: listed("flank-handicap"),
+            time_settings: listed("time_settings"),
+            time_left: listed("time_left"),
         };
         Ok(())
     }
@@ -288,8 +290,10 @@ impl Player for GtpProcess {
         if let Some((c, n)) = setup.handicap {
             self.expect_ok(&format!("flank-handicap {} {n}", gtp_color(c)), timeout)?;
         }
-        let secs = setup.time_ms.div_ceil(1000).max(1);
-        self.expect_ok(&format!("time_settings {secs} 0 0"), timeout)?;
+        if self.caps.time_settings {
+            let secs = setup.time_ms.div_ceil(1000).max(1);
+            self.expect_ok(&format!("time_settings {secs} 0 0"), timeout)?;
+        }
         for &(c, m) in &setup.opening {
             self.expect_ok(&format!("play {} {m}", gtp_color(c)), timeout)?;
         }
@@ -297,6 +301,9 @@ impl Player for GtpProcess {
     }
 
     fn time_left(&mut self, color: Color, ms: u64, timeout: Duration) -> Result<(), Fault> {
+        if !self.caps.time_left {
+            return Ok(());
+        }
         let cmd = format!("time_left {} {} 0", gtp_color(color), ms / 1000);
         self.expect_ok(&cmd, timeout).map(|_| ())
     }
