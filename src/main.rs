@@ -152,7 +152,8 @@ struct MatchArgs {
     #[arg(long)]
     name_b: Option<String>,
     /// Openings: a file with one transcript per line, or `xot` / `xot-large` for
-    /// $FLANK_DATA/openings/xot_small.txt / xot_large.txt. Default: four built-in openings
+    /// openings/xot_small.txt / xot_large.txt in $FLANK_DATA (default ../shared/data, then
+    /// the build's ../shared/data). Default: four built-in openings
     /// (none with --handicap: the handicap position itself).
     #[arg(long)]
     openings: Option<String>,
@@ -402,14 +403,12 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
         Some(name) => {
             let path = match name {
                 "xot" | "xot-large" => {
-                    let root =
-                        std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".into());
                     let file = if name == "xot" {
-                        "xot_small.txt"
+                        "openings/xot_small.txt"
                     } else {
-                        "xot_large.txt"
+                        "openings/xot_large.txt"
                     };
-                    PathBuf::from(root).join("openings").join(file)
+                    flank::data::data_file(file).map_err(|e| anyhow!("--openings {name}: {e}"))?
                 }
                 _ => PathBuf::from(name),
             };

@@ -545,3 +545,39 @@ fn engines_without_time_commands_play_on_the_runners_clock() {
         assert_eq!(g["winner"], "b", "{g}");
     }
 }
+
+#[test]
+fn xot_openings_are_found_outside_the_project_root() {
+    let built = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/openings/xot_small.txt"
+    );
+    let Ok(text) = std::fs::read_to_string(built) else {
+        eprintln!("SKIPPED: {built} not found");
+        return;
+    };
+    let first = text.lines().next().unwrap().trim().to_string();
+    let engine = sh_engine("printf \"= pass\\n\\n\"", "", "printf \"?\\n\\n\"");
+    // From / with FLANK_DATA unset the cwd default fails; the build-time sibling is used.
+    let out = Command::new(flank_bin())
+        .current_dir("/")
+        .env_remove("FLANK_DATA")
+        .args([
+            "match",
+            "--engine-a",
+            &engine,
+            "--engine-b",
+            &engine,
+            "--openings",
+            "xot",
+            "--games",
+            "1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(v["game_list"][0]["opening"], first.as_str());
+}
