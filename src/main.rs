@@ -159,13 +159,13 @@ struct MatchArgs {
     openings: Option<String>,
     /// Games to play (default: every opening twice; 10000 at most with --sprt or
     /// --target-points, which stop earlier).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     games: Option<u64>,
     /// Games played at once (default: one per two cores, at least 1).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
     concurrency: Option<u64>,
     /// Each player's clock for the whole game, seconds (decimals allowed).
-    #[arg(long, default_value = "600", value_parser = parse_seconds)]
+    #[arg(long, default_value = "600", allow_hyphen_values = true, value_parser = parse_seconds)]
     time: u64,
     /// Append each game as one GGF line to FILE.
     #[arg(long)]
@@ -173,15 +173,15 @@ struct MatchArgs {
     /// Print the summary (with every game) as JSON on stdout instead of text.
     #[arg(long)]
     json: bool,
-    /// Stop early by SPRT: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05).
-    #[arg(long)]
+    /// Stop early by SPRT: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05 or -5,0,0.05,0.05).
+    #[arg(long, allow_hyphen_values = true)]
     sprt: Option<String>,
     /// Play rounds until a player has this many points (a round is worth the winner's disc
     /// difference; a forfeit 64).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
     target_points: Option<u32>,
     /// Play for a stake per game, e.g. 5.00 (pot 2 x stake, winner 90 %, commission 10 %).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     stake: Option<String>,
     /// Let each player offer a draw (at most 3 times per game) through flank-draw_offer.
     #[arg(long)]

@@ -310,6 +310,11 @@ fn bad_arguments_fail_with_one_line() {
         (vec!["--stake=-1"], "bad amount"),
         (vec!["--sprt", "0,10,0.05"], "bad --sprt"),
         (vec!["--time", "0"], "bad time '0'"),
+        // Negative values reach our own parsers instead of clap's "unexpected argument".
+        (vec!["--time", "-1"], "bad time '-1'"),
+        (vec!["--stake", "-1"], "bad amount '-1'"),
+        (vec!["--sprt", "-5,-10,0.05,0.05"], "elo0 must be below elo1"),
+        (vec!["--games", "-1"], "'-1'"),
         (vec!["--handicap", "5"], "5"),
         (
             vec!["--openings", "/nonexistent/openings.txt"],
@@ -334,6 +339,17 @@ fn bad_arguments_fail_with_one_line() {
     assert_eq!(code, 2);
     assert!(err.contains("engine B could not start"), "{err}");
     assert!(err.contains("exit status 3"), "{err}");
+    // A negative elo0 is a valid SPRT: the run gets as far as starting the engines.
+    let (code, _, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        "sh -c 'read x; exit 3'",
+        "--sprt",
+        "-5,0,0.05,0.05",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("engine B could not start"), "{err}");
     let (code, _, err) = run_match(&["--engine-a", "'unbalanced", "--engine-b", &engine]);
     assert_eq!(code, 2);
     assert!(err.contains("--engine-a: cannot split"), "{err}");
