@@ -384,8 +384,8 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
         HandicapSide::A => Side::A,
         HandicapSide::B => Side::B,
     };
-    // With a handicap, openings are played from the handicap position; they must be legal
-    // whichever colour holds the corners.
+    // With a handicap, openings are played from the handicap position; an opening must be
+    // legal whichever colour holds the corners, others are skipped with a note.
     let starts = match args.handicap {
         Some(n) => vec![
             flank::game::handicap_position(flank::Color::White, n)?,
@@ -395,11 +395,14 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
     };
     let start = starts[0];
     let openings: Vec<runner::Opening> = match args.openings.as_deref() {
-        None if args.handicap.is_some() => vec![runner::parse_opening(start, "")?],
+        None if args.handicap.is_some() => {
+            vec![runner::parse_opening(start, "").map_err(|e| anyhow!(e))?]
+        }
         None => runner::BUILTIN_OPENINGS
             .iter()
             .map(|t| runner::parse_opening(start, t))
-            .collect::<Result<_, _>>()?,
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow!(e))?,
         Some(name) => {
             let path = match name {
                 "xot" | "xot-large" => {
@@ -414,13 +417,24 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
             };
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("cannot read openings {}", path.display()))?;
-            for other in &starts[1..] {
-                runner::parse_openings(*other, &text).map_err(|e| {
-                    anyhow!("openings {} (with black's handicap): {e}", path.display())
-                })?;
+            match args.handicap {
+                Some(n) => {
+                    let (kept, skipped) = runner::parse_openings_for_handicap(&starts, &text)
+                        .map_err(|e| {
+                            anyhow!("openings {} (with --handicap {n}): {e}", path.display())
+                        })?;
+                    if skipped > 0 {
+                        eprintln!(
+                            "flank: skipped {skipped} of {} openings in {} that cannot be played with --handicap {n}",
+                            skipped + kept.len(),
+                            path.display()
+                        );
+                    }
+                    kept
+                }
+                None => runner::parse_openings(start, &text)
+                    .map_err(|e| anyhow!("openings {}: {e}", path.display()))?,
             }
-            runner::parse_openings(start, &text)
-                .map_err(|e| anyhow!("openings {}: {e}", path.display()))?
         }
     };
     let sprt = args

@@ -313,7 +313,10 @@ fn bad_arguments_fail_with_one_line() {
         // Negative values reach our own parsers instead of clap's "unexpected argument".
         (vec!["--time", "-1"], "bad time '-1'"),
         (vec!["--stake", "-1"], "bad amount '-1'"),
-        (vec!["--sprt", "-5,-10,0.05,0.05"], "elo0 must be below elo1"),
+        (
+            vec!["--sprt", "-5,-10,0.05,0.05"],
+            "elo0 must be below elo1",
+        ),
         (vec!["--games", "-1"], "'-1'"),
         (vec!["--handicap", "5"], "5"),
         (
@@ -425,7 +428,11 @@ fn flank_plays_handicap_and_draw_offer_games() {
 fn a_closed_stdout_ends_the_match_quietly() {
     // Each game takes at least 0.2 s (the engine waits, then passes wrongly and forfeits), so
     // the lines after the first are written after the reader has gone.
-    let slow = sh_engine("sleep 0.2; printf \"= pass\\n\\n\"", "", "printf \"?\\n\\n\"");
+    let slow = sh_engine(
+        "sleep 0.2; printf \"= pass\\n\\n\"",
+        "",
+        "printf \"?\\n\\n\"",
+    );
     for json_flag in [false, true] {
         let mut args = vec![
             "match",
@@ -596,4 +603,35 @@ fn xot_openings_are_found_outside_the_project_root() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     let v = json(&String::from_utf8_lossy(&out.stdout));
     assert_eq!(v["game_list"][0]["opening"], first.as_str());
+}
+
+#[test]
+fn openings_that_clash_with_the_handicap_are_skipped_with_a_note() {
+    let file = temp_path("handicap-openings.txt");
+    // The second line plays a1, the first handicap corner.
+    std::fs::write(&file, "f5d6c3d3c4\nf5f4c3c4b3b2a1f6\n").unwrap();
+    let engine = sh_engine("printf \"= pass\\n\\n\"", "", "printf \"=\\n\\n\"");
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &engine,
+        "--handicap",
+        "1",
+        "--openings",
+        file.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("skipped 1 of 2 openings") && err.contains("--handicap 1"),
+        "{err}"
+    );
+    let v = json(&out);
+    assert_eq!(v["games"], 2);
+    for g in v["game_list"].as_array().unwrap() {
+        assert_eq!(g["opening"], "f5d6c3d3c4");
+    }
+    let _ = std::fs::remove_file(&file);
 }

@@ -45,8 +45,11 @@ pub struct Opening {
 }
 
 /// Parses one transcript from `start` into an [`Opening`].
-pub fn parse_opening(start: Position, text: &str) -> Result<Opening, ParseError> {
-    let (moves, _) = parse_transcript_from(start, text)?;
+///
+/// Errors: a bad or illegal move (the [`ParseError`] text); an opening after which neither
+/// side can move (the engines would play no move).
+pub fn parse_opening(start: Position, text: &str) -> Result<Opening, String> {
+    let (moves, _) = parse_transcript_from(start, text).map_err(|e: ParseError| e.to_string())?;
     let mut side = start.side;
     let mut coloured = Vec::with_capacity(moves.len());
     for m in moves {
@@ -62,20 +65,63 @@ pub fn parse_opening(start: Position, text: &str) -> Result<Opening, ParseError>
 /// Parses an openings file: one transcript per line; blank lines and lines starting with `#`
 /// or `%` are skipped.
 ///
-/// Errors: the first bad line, as `line N: <reason>`; a file with no opening.
+/// Errors: the first bad line, as `line N: <reason>` (a bad or illegal move, an opening that
+/// ends the game); a file with no opening.
 pub fn parse_openings(start: Position, text: &str) -> Result<Vec<Opening>, String> {
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim().trim_start_matches('\u{feff}');
-        if t.is_empty() || t.starts_with('#') || t.starts_with('%') {
-            continue;
-        }
-        out.push(parse_opening(start, t).map_err(|e| format!("line {}: {e}", i + 1))?);
+    for (n, t) in opening_lines(text) {
+        out.push(parse_opening(start, t).map_err(|e| format!("line {n}: {e}"))?);
     }
     if out.is_empty() {
         return Err("no opening in the file".to_string());
     }
     Ok(out)
+}
+
+/// The opening lines of a file with their line numbers (from 1): trimmed, without blank
+/// lines, `#`/`%` comments and a byte-order mark.
+fn opening_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter_map(|(i, line)| {
+        let t = line.trim().trim_start_matches('\u{feff}').trim();
+        (!(t.is_empty() || t.starts_with('#') || t.starts_with('%'))).then_some((i + 1, t))
+    })
+}
+
+/// Parses an openings file for handicap games, which start from each of `starts` (the
+/// handicap position of either colour). A line playable from every start is kept (parsed
+/// from `starts[0]`); a line that is fine from the normal start position but not from some
+/// handicap start (a move onto a handicap corner, an illegal move or the end of the game
+/// because of the corners) is skipped and counted. Returns the kept openings and the number
+/// skipped.
+///
+/// Errors: a line that is bad even from the normal start position (`line N: <reason>`); a
+/// file with no opening; a file whose openings are all skipped.
+pub fn parse_openings_for_handicap(
+    starts: &[Position],
+    text: &str,
+) -> Result<(Vec<Opening>, usize), String> {
+    let first = *starts
+        .first()
+        .ok_or_else(|| "internal: no handicap start".to_string())?;
+    let mut out = Vec::new();
+    let mut skipped = 0;
+    for (n, t) in opening_lines(text) {
+        match parse_opening(first, t) {
+            Ok(o) if starts[1..].iter().all(|&s| parse_opening(s, t).is_ok()) => out.push(o),
+            _ => {
+                parse_opening(Position::start(), t).map_err(|e| format!("line {n}: {e}"))?;
+                skipped += 1;
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(if skipped == 0 {
+            "no opening in the file".to_string()
+        } else {
+            format!("none of its {skipped} openings can be played with the handicap corners")
+        });
+    }
+    Ok((out, skipped))
 }
 
 /// Player A or B.
@@ -948,6 +994,29 @@ mod tests {
                 Some('*')
             );
         }
+    }
+
+    #[test]
+    fn openings_that_clash_with_the_handicap_are_skipped() {
+        // Line 2 plays a1, a handicap corner: skipped for every handicap; line 4 is bad
+        // from any start: an error.
+        let starts = |n| [Color::White, Color::Black].map(|c| handicap_position(c, n).unwrap());
+        let text = "f5d6c3d3c4\nf5f4c3c4b3b2a1f6\n# x\nf5f6e6f4\n";
+        for n in 1..=4 {
+            let (o, skipped) = parse_openings_for_handicap(&starts(n), text).unwrap();
+            assert_eq!(skipped, 1, "n={n}");
+            let kept: Vec<&str> = o.iter().map(|o| o.text.as_str()).collect();
+            assert_eq!(kept, ["f5d6c3d3c4", "f5f6e6f4"], "n={n}");
+            assert_eq!(o[0].moves[1], (Color::White, "d6".parse().unwrap()));
+        }
+        assert_eq!(
+            parse_openings_for_handicap(&starts(1), "f5d6\nf5a8\n").unwrap_err(),
+            "line 2: illegal move 'a8' at move 2"
+        );
+        assert_eq!(
+            parse_openings_for_handicap(&starts(1), "f5f4c3c4b3b2a1f6\n").unwrap_err(),
+            "none of its 1 openings can be played with the handicap corners"
+        );
     }
 
     #[test]
