@@ -633,5 +633,20 @@ fn openings_that_clash_with_the_handicap_are_skipped_with_a_note() {
     for g in v["game_list"].as_array().unwrap() {
         assert_eq!(g["opening"], "f5d6c3d3c4");
     }
+    // A game-ending opening is refused with its line number, handicap or not.
+    std::fs::write(&file, "f5d6\nf5d6c5f4e3f6g5e6e7\n").unwrap();
+    let (code, _, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &engine,
+        "--openings",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 2: opening 'f5d6c5f4e3f6g5e6e7' ends the game"),
+        "{err}"
+    );
     let _ = std::fs::remove_file(&file);
 }

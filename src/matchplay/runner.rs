@@ -49,7 +49,13 @@ pub struct Opening {
 /// Errors: a bad or illegal move (the [`ParseError`] text); an opening after which neither
 /// side can move (the engines would play no move).
 pub fn parse_opening(start: Position, text: &str) -> Result<Opening, String> {
-    let (moves, _) = parse_transcript_from(start, text).map_err(|e: ParseError| e.to_string())?;
+    let (moves, end) = parse_transcript_from(start, text).map_err(|e: ParseError| e.to_string())?;
+    if end.board.is_game_over() {
+        return Err(format!(
+            "opening '{}' ends the game (no move would be left to play)",
+            crate::format::clip(text.trim())
+        ));
+    }
     let mut side = start.side;
     let mut coloured = Vec::with_capacity(moves.len());
     for m in moves {
@@ -1030,6 +1036,11 @@ mod tests {
             "line 2: illegal move 'a1' at move 2"
         );
         assert!(parse_openings(Position::start(), "# nothing\n").is_err());
+        // An opening after which nobody can move (black wipes white out) is refused.
+        assert_eq!(
+            parse_openings(Position::start(), "f5d6\n\nf5d6c5f4e3f6g5e6e7\n").unwrap_err(),
+            "line 3: opening 'f5d6c5f4e3f6g5e6e7' ends the game (no move would be left to play)"
+        );
         for t in BUILTIN_OPENINGS {
             assert!(parse_opening(Position::start(), t).is_ok(), "{t}");
         }
