@@ -147,7 +147,9 @@ pub struct GameOutcome {
     pub moves: Vec<MoveRecord>,
     /// The position when the game ended.
     pub last: Position,
-    /// `last` scored black minus white, empties to the side with more discs (−64…64).
+    /// `last` scored black minus white (−64…64): when the game is over (neither side can
+    /// move), the final score with the empties to the side with more discs; when it ended
+    /// early (forfeit, crash, agreed draw), the plain disc difference on the board.
     pub board_score: Score,
     /// The winner; `None` for a draw (on the board or agreed).
     pub winner: Option<Color>,
@@ -197,6 +199,17 @@ fn fault_reason(f: Fault, timed: bool) -> EndReason {
     }
 }
 
+/// The board score of a game that ended at `game`'s position (see
+/// [`GameOutcome::board_score`]).
+fn board_score(game: &Game) -> Score {
+    if game.is_over() {
+        game.final_score()
+    } else {
+        let (b, w) = game.disc_counts();
+        b as Score - w as Score
+    }
+}
+
 struct Table<'a> {
     players: [&'a mut dyn Player; 2],
     game: Game,
@@ -214,7 +227,7 @@ impl Table<'_> {
             start: self.start,
             moves: self.moves,
             last: *self.game.position(),
-            board_score: self.game.final_score(),
+            board_score: board_score(&self.game),
             winner,
             reason,
             offers: self.offers,
@@ -455,7 +468,12 @@ mod tests {
         // Black led on the board when its clock ran out.
         let (bl, wh) = o.last.black_white();
         assert!(bl.count_ones() > wh.count_ones(), "{}", o.last);
-        assert!(o.board_score > 0);
+        // The game was not over: the score is the disc difference, no empties counted.
+        assert!(!o.last.board.is_game_over());
+        assert_eq!(
+            o.board_score,
+            bl.count_ones() as Score - wh.count_ones() as Score
+        );
         assert_eq!(o.used_ms[0], 100);
     }
 

@@ -214,7 +214,8 @@ pub struct GameReport {
     pub reason: String,
     /// The reason in words.
     pub reason_text: String,
-    /// Black minus white on the final board, empties to the side ahead.
+    /// Black minus white on the last board: with the empties to the side ahead when the game
+    /// is over, the plain disc difference when it ended early (forfeit, agreed draw).
     pub board_score: i32,
     /// The round value from A's view (see `rounds`).
     pub a_value: i32,
