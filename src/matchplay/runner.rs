@@ -695,13 +695,23 @@ fn board_text(score: i32) -> String {
     }
 }
 
+/// `e` with a sign and one decimal, `+inf`/`-inf`; values that round to zero print `+0.0`.
 fn elo_text(e: f64) -> String {
     if e.is_finite() {
-        format!("{e:+.1}")
+        format!("{:+.1}", no_negative_zero(e, 1))
     } else if e > 0.0 {
         "+inf".to_string()
     } else {
         "-inf".to_string()
+    }
+}
+
+/// `x`, or +0.0 when it rounds to zero at `decimals` decimals (so text never shows `-0.0`).
+fn no_negative_zero(x: f64, decimals: i32) -> f64 {
+    if (x * 10f64.powi(decimals)).round() == 0.0 {
+        0.0
+    } else {
+        x
     }
 }
 
@@ -732,7 +742,7 @@ pub fn summary_text(s: &MatchSummary) -> String {
             sp.params.elo1,
             sp.params.alpha,
             sp.params.beta,
-            sp.llr,
+            no_negative_zero(sp.llr, 3),
             sp.bounds.0,
             sp.bounds.1,
             match sp.state {
@@ -1023,6 +1033,27 @@ mod tests {
         assert_eq!(
             parse_openings_for_handicap(&starts(1), "f5f4c3c4b3b2a1f6\n").unwrap_err(),
             "none of its 1 openings can be played with the handicap corners"
+        );
+    }
+
+    #[test]
+    fn no_negative_zero_in_the_text() {
+        assert_eq!(elo_text(-0.0), "+0.0");
+        assert_eq!(elo_text(-0.04), "+0.0");
+        assert_eq!(elo_text(-0.05), "-0.1");
+        assert_eq!(elo_text(12.34), "+12.3");
+        assert_eq!(elo_text(f64::NEG_INFINITY), "-inf");
+        // The same deterministic game twice with colours swapped: one win and one loss,
+        // Elo 0, printed +0.0.
+        let mut s = spec(&["f5d6"]);
+        s.games = Some(2);
+        let m = run(&s, &fakes(Policy::FirstLegal, Policy::FirstLegal));
+        assert_eq!((m.a.wins, m.a.losses), (1, 1));
+        assert!(m.elo.unwrap().is_sign_positive());
+        assert!(
+            summary_text(&m).contains("Elo difference (A - B): +0.0,"),
+            "{}",
+            summary_text(&m)
         );
     }
 

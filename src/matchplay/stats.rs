@@ -126,8 +126,10 @@ impl Wdl {
 }
 
 /// The Elo difference for a score fraction `s`; `None` outside the open interval (0, 1).
+/// An even score gives +0.0, never −0.0.
 pub fn elo(s: f64) -> Option<f64> {
-    (s > 0.0 && s < 1.0).then(|| -400.0 * (1.0 / s - 1.0).log10())
+    // `+ 0.0` turns the −0.0 of `−400 · log10(1)` into +0.0.
+    (s > 0.0 && s < 1.0).then(|| -400.0 * (1.0 / s - 1.0).log10() + 0.0)
 }
 
 /// The expected score for an Elo difference (the logistic model).
@@ -226,7 +228,7 @@ impl Sprt {
         let freq = counts.map(|c| c / n);
         let p0 = mle_with_mean(&freq, expected_score(self.elo0));
         let p1 = mle_with_mean(&freq, expected_score(self.elo1));
-        n * (0..3).map(|i| freq[i] * (p1[i] / p0[i]).ln()).sum::<f64>()
+        n * (0..3).map(|i| freq[i] * (p1[i] / p0[i]).ln()).sum::<f64>() + 0.0
     }
 
     /// Where the test stands after `wdl`.
@@ -256,6 +258,15 @@ mod tests {
         // s = 0.75: -400 log10(1/3) = 190.848501...
         assert!(close(elo(0.75).unwrap(), 190.848_501_887_864_9));
         assert!(close(elo(0.5).unwrap(), 0.0));
+        // An even score is +0.0 (no "-0.0" in text or JSON).
+        assert!(elo(0.5).unwrap().is_sign_positive());
+        let even = Wdl {
+            wins: 1,
+            draws: 0,
+            losses: 1,
+        };
+        assert!(even.elo_interval().0.unwrap().is_sign_positive());
+        assert_eq!(serde_json::to_string(&even.elo_interval().0).unwrap(), "0.0");
         assert!(close(elo(0.25).unwrap(), -190.848_501_887_864_9));
         assert_eq!(elo(1.0), None);
         assert_eq!(elo(0.0), None);
