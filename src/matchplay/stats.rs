@@ -266,7 +266,10 @@ mod tests {
             losses: 1,
         };
         assert!(even.elo_interval().0.unwrap().is_sign_positive());
-        assert_eq!(serde_json::to_string(&even.elo_interval().0).unwrap(), "0.0");
+        assert_eq!(
+            serde_json::to_string(&even.elo_interval().0).unwrap(),
+            "0.0"
+        );
         assert!(close(elo(0.25).unwrap(), -190.848_501_887_864_9));
         assert_eq!(elo(1.0), None);
         assert_eq!(elo(0.0), None);
