@@ -443,6 +443,15 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
         .map(flank::matchplay::stats::Sprt::parse)
         .transpose()
         .map_err(|e| anyhow!(e))?;
+    for (flag, name) in [("--name-a", &args.name_a), ("--name-b", &args.name_b)] {
+        if let Some(n) = name
+            && n.chars().any(char::is_control)
+        {
+            return Err(anyhow!(
+                "{flag}: control characters (newline, tab, escape) are not allowed in names"
+            ));
+        }
+    }
     let stake = args
         .stake
         .as_deref()

@@ -312,6 +312,10 @@ fn bad_arguments_fail_with_one_line() {
         (vec!["--time", "0"], "bad time '0'"),
         // Negative values reach our own parsers instead of clap's "unexpected argument".
         (vec!["--time", "-1"], "bad time '-1'"),
+        (
+            vec!["--name-a", "two\nlines"],
+            "--name-a: control characters",
+        ),
         (vec!["--stake", "-1"], "bad amount '-1'"),
         (
             vec!["--sprt", "-5,-10,0.05,0.05"],

@@ -314,6 +314,16 @@ fn now_unix() -> u64 {
         .unwrap_or(0)
 }
 
+/// `name` with each control character (newline, tab, escape, …) replaced by a space and the
+/// ends trimmed: a name fit for one line of output.
+pub fn printable_name(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
 /// Plays game `i` between `a` and `b`, restarting whichever forfeited.
 fn play_one(
     spec: &MatchSpec,
@@ -387,12 +397,15 @@ pub fn run_match(
             .map_err(|_| "internal: player pair".to_string())?;
         pairs.push([a, b]);
     }
-    // Names default to the engines' own (`name`), suffixed -A / -B.
+    // Names default to the engines' own (`name`), suffixed -A / -B, with control characters
+    // replaced so that each game stays one line of output.
     for (k, suffix) in ["A", "B"].iter().enumerate() {
         if spec.names[k].trim().is_empty() {
-            let name = &pairs[0][k].capabilities().name;
-            let name = if name.is_empty() { "engine" } else { name };
+            let name = printable_name(&pairs[0][k].capabilities().name);
+            let name = if name.is_empty() { "engine" } else { &name };
             spec.names[k] = format!("{name}-{suffix}");
+        } else {
+            spec.names[k] = printable_name(&spec.names[k]);
         }
     }
     let spec: &MatchSpec = spec;
@@ -1055,6 +1068,30 @@ mod tests {
             "{}",
             summary_text(&m)
         );
+    }
+
+    #[test]
+    fn engine_names_lose_their_control_characters() {
+        let factory = |s: Side| -> Result<Box<dyn Player>, Fault> {
+            Ok(Box::new(match s {
+                Side::A => Fake::new("evil\nname\t\u{1b}[31m", Policy::FirstLegal, false),
+                Side::B => Fake::new("\r\n", Policy::FirstLegal, false),
+            }))
+        };
+        let mut s = spec(&["f5d6"]);
+        s.names = [String::new(), String::new()];
+        s.games = Some(1);
+        let m = run(&s, &factory);
+        assert_eq!(m.names, ["evil name  [31m-A", "engine-B"]);
+        let line = game_line(&s_with_names(&s, &m), &m.game_list[0]);
+        assert_eq!(line.lines().count(), 1, "{line}");
+    }
+
+    fn s_with_names(s: &MatchSpec, m: &MatchSummary) -> MatchSpec {
+        MatchSpec {
+            names: m.names.clone(),
+            ..s.clone()
+        }
     }
 
     #[test]
