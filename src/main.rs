@@ -203,13 +203,19 @@ enum HandicapSide {
     B,
 }
 
-/// Seconds (decimals allowed, > 0, at most 10^7) to ms.
+/// `--time`: seconds (decimals allowed, at least `MIN_TIME_MS` ms, at most 10^7 s)
+/// to ms.
 fn parse_seconds(s: &str) -> Result<u64, String> {
+    use flank::matchplay::runner::MIN_TIME_MS;
+    let text = flank::format::clip(s);
     match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= 1e7 => Ok((v * 1000.0).round().max(1.0) as u64),
+        Ok(v) if v.is_finite() && v > 0.0 && v * 1000.0 < MIN_TIME_MS as f64 => Err(format!(
+            "bad time '{text}' (the clock must be at least {} s)",
+            MIN_TIME_MS as f64 / 1000.0
+        )),
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1e7 => Ok((v * 1000.0).round() as u64),
         _ => Err(format!(
-            "bad time '{}' (expected seconds, e.g. 600 or 0.5)",
-            flank::format::clip(s)
+            "bad time '{text}' (expected seconds, e.g. 600 or 0.5)"
         )),
     }
 }
@@ -455,7 +461,7 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
     let stake = args
         .stake
         .as_deref()
-        .map(flank::matchplay::stakes::parse_amount)
+        .map(flank::matchplay::stakes::parse_stake)
         .transpose()
         .map_err(|e| anyhow!("--stake: {e}"))?;
     let spec = MatchSpec {

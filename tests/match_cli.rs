@@ -313,8 +313,17 @@ fn bad_arguments_fail_with_one_line() {
         // Negative values reach our own parsers instead of clap's "unexpected argument".
         (vec!["--time", "-1"], "bad time '-1'"),
         (
+            vec!["--time", "1e-9"],
+            "bad time '1e-9' (the clock must be at least 0.1 s)",
+        ),
+        (vec!["--stake", "0.00"], "stake must be positive"),
+        (
             vec!["--name-a", "two\nlines"],
             "--name-a: control characters",
+        ),
+        (
+            vec!["--stake", "99999999999999999999"],
+            "too large (at most 1000000000.00)",
         ),
         (vec!["--stake", "-1"], "bad amount '-1'"),
         (

@@ -815,6 +815,10 @@ pub fn default_concurrency() -> usize {
         .max(1)
 }
 
+/// The shortest clock `--time` accepts, ms (0.1 s): below it no engine can answer a
+/// command in time, and the GGF `TI` (whole seconds, rounded up) would misstate it.
+pub const MIN_TIME_MS: u64 = 100;
+
 /// The command timeout used for everything not on a clock.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
 
