@@ -23,7 +23,7 @@ pub enum ParseError {
     BadSquare(String),
     /// Not a square name nor a pass.
     BadMove(String),
-    /// Not a colour (`b`, `black`, `w`, `white`).
+    /// Not a colour (`b`, `black`, `w`, `white`, `x`, `o`, any case).
     BadColor(String),
     /// A board string with an unknown cell character at cell index (0–63).
     BadCell {
@@ -96,7 +96,11 @@ impl fmt::Display for ParseError {
                 write!(f, "bad move '{}' (expected a1-h8 or pass)", clip(s))
             }
             ParseError::BadColor(s) => {
-                write!(f, "bad color '{}' (expected b, black, w or white)", clip(s))
+                write!(
+                    f,
+                    "bad color '{}' (expected b, black, w, white, x or o)",
+                    clip(s)
+                )
             }
             ParseError::BadCell { index, found } => write!(
                 f,

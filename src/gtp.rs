@@ -244,9 +244,28 @@ fn seconds_arg(t: &str) -> Result<u64, String> {
         .ok_or_else(|| syntax(format!("bad time '{}' (expected seconds)", clip(t))))
 }
 
+/// A whole number that fits `u32`; digits beyond that range say so.
 fn count_arg(t: &str) -> Result<u32, String> {
-    t.parse()
-        .map_err(|_| syntax(format!("bad count '{}' (expected a whole number)", clip(t))))
+    t.parse().map_err(|_| {
+        if all_digits(t) {
+            syntax(format!("bad count '{}' (out of range)", clip(t)))
+        } else {
+            syntax(format!("bad count '{}' (expected a whole number)", clip(t)))
+        }
+    })
+}
+
+fn all_digits(t: &str) -> bool {
+    !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The corner count of `flank-handicap`: a number too large for `u32` is out of range like
+/// 5 is (`bad handicap N (expected 1-4 corners)`), not a syntax error.
+fn handicap_arg(t: &str) -> Result<u32, String> {
+    if all_digits(t) && t.parse::<u32>().is_err() {
+        return Err(format!("bad handicap {} (expected 1-4 corners)", clip(t)));
+    }
+    count_arg(t)
 }
 
 /// A board size: any integer (optional sign, digits), saturated to the `i64` range so that
@@ -363,7 +382,7 @@ impl Command {
             }
             "flank-handicap" => {
                 arity(args, "flank-handicap <color> <corners>")?;
-                Command::Handicap(color_arg(args[0])?, count_arg(args[1])?)
+                Command::Handicap(color_arg(args[0])?, handicap_arg(args[1])?)
             }
             "flank-draw_offer" => {
                 arity(args, "flank-draw_offer <color>")?;
@@ -915,6 +934,23 @@ mod tests {
             })
         );
         assert!(Command::parse("time_settings", &["x", "0", "0"]).is_err());
+        // Numbers out of range say so; colours list every spelling accepted.
+        assert_eq!(
+            Command::parse("flank-handicap", &["b", "4294967297"]),
+            Err("bad handicap 4294967297 (expected 1-4 corners)".into())
+        );
+        assert_eq!(
+            Command::parse("time_left", &["b", "10", "99999999999"]),
+            Err("syntax error: bad count '99999999999' (out of range)".into())
+        );
+        assert_eq!(
+            Command::parse("play", &["red", "f5"]),
+            Err("syntax error: bad color 'red' (expected b, black, w, white, x or o)".into())
+        );
+        assert_eq!(
+            Command::parse("genmove", &["X"]),
+            Ok(Command::GenMove(Color::Black))
+        );
         assert!(Command::parse("boardsize", &["eight"]).is_err());
     }
 

@@ -4,6 +4,7 @@
 //! - [`board`]: bitboards, mobility, flips, copy-make, symmetries, hash.
 //! - [`square`]: squares, moves, colours and their names.
 //! - [`mod@format`]: board strings, OBF lines, transcripts, typed parse errors.
+//! - [`data`]: finding the shared data files (`$FLANK_DATA`).
 //! - [`game`]: a game record with colours, pass rules and undo.
 //! - [`perft`]: leaf counts of the game tree under both pass conventions.
 //! - [`eval`]: the hand-written midgame evaluation.
@@ -23,6 +24,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod data;
 pub mod draw;
 pub mod endgame;
 pub mod engine;

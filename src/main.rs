@@ -152,19 +152,20 @@ struct MatchArgs {
     #[arg(long)]
     name_b: Option<String>,
     /// Openings: a file with one transcript per line, or `xot` / `xot-large` for
-    /// $FLANK_DATA/openings/xot_small.txt / xot_large.txt. Default: four built-in openings
+    /// openings/xot_small.txt / xot_large.txt in $FLANK_DATA (default ../shared/data, then
+    /// the build's ../shared/data). Default: four built-in openings
     /// (none with --handicap: the handicap position itself).
     #[arg(long)]
     openings: Option<String>,
     /// Games to play (default: every opening twice; 10000 at most with --sprt or
     /// --target-points, which stop earlier).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     games: Option<u64>,
     /// Games played at once (default: one per two cores, at least 1).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
     concurrency: Option<u64>,
     /// Each player's clock for the whole game, seconds (decimals allowed).
-    #[arg(long, default_value = "600", value_parser = parse_seconds)]
+    #[arg(long, default_value = "600", allow_hyphen_values = true, value_parser = parse_seconds)]
     time: u64,
     /// Append each game as one GGF line to FILE.
     #[arg(long)]
@@ -172,15 +173,15 @@ struct MatchArgs {
     /// Print the summary (with every game) as JSON on stdout instead of text.
     #[arg(long)]
     json: bool,
-    /// Stop early by SPRT: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05).
-    #[arg(long)]
+    /// Stop early by SPRT: elo0,elo1,alpha,beta (e.g. 0,10,0.05,0.05 or -5,0,0.05,0.05).
+    #[arg(long, allow_hyphen_values = true)]
     sprt: Option<String>,
     /// Play rounds until a player has this many points (a round is worth the winner's disc
     /// difference; a forfeit 64).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
     target_points: Option<u32>,
     /// Play for a stake per game, e.g. 5.00 (pot 2 x stake, winner 90 %, commission 10 %).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     stake: Option<String>,
     /// Let each player offer a draw (at most 3 times per game) through flank-draw_offer.
     #[arg(long)]
@@ -202,13 +203,19 @@ enum HandicapSide {
     B,
 }
 
-/// Seconds (decimals allowed, > 0, at most 10^7) to ms.
+/// `--time`: seconds (decimals allowed, at least `MIN_TIME_MS` ms, at most 10^7 s)
+/// to ms.
 fn parse_seconds(s: &str) -> Result<u64, String> {
+    use flank::matchplay::runner::MIN_TIME_MS;
+    let text = flank::format::clip(s);
     match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= 1e7 => Ok((v * 1000.0).round().max(1.0) as u64),
+        Ok(v) if v.is_finite() && v > 0.0 && v * 1000.0 < MIN_TIME_MS as f64 => Err(format!(
+            "bad time '{text}' (the clock must be at least {} s)",
+            MIN_TIME_MS as f64 / 1000.0
+        )),
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1e7 => Ok((v * 1000.0).round() as u64),
         _ => Err(format!(
-            "bad time '{}' (expected seconds, e.g. 600 or 0.5)",
-            flank::format::clip(s)
+            "bad time '{text}' (expected seconds, e.g. 600 or 0.5)"
         )),
     }
 }
@@ -383,8 +390,8 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
         HandicapSide::A => Side::A,
         HandicapSide::B => Side::B,
     };
-    // With a handicap, openings are played from the handicap position; they must be legal
-    // whichever colour holds the corners.
+    // With a handicap, openings are played from the handicap position; an opening must be
+    // legal whichever colour holds the corners, others are skipped with a note.
     let starts = match args.handicap {
         Some(n) => vec![
             flank::game::handicap_position(flank::Color::White, n)?,
@@ -394,34 +401,46 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
     };
     let start = starts[0];
     let openings: Vec<runner::Opening> = match args.openings.as_deref() {
-        None if args.handicap.is_some() => vec![runner::parse_opening(start, "")?],
+        None if args.handicap.is_some() => {
+            vec![runner::parse_opening(start, "").map_err(|e| anyhow!(e))?]
+        }
         None => runner::BUILTIN_OPENINGS
             .iter()
             .map(|t| runner::parse_opening(start, t))
-            .collect::<Result<_, _>>()?,
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow!(e))?,
         Some(name) => {
             let path = match name {
                 "xot" | "xot-large" => {
-                    let root =
-                        std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".into());
                     let file = if name == "xot" {
-                        "xot_small.txt"
+                        "openings/xot_small.txt"
                     } else {
-                        "xot_large.txt"
+                        "openings/xot_large.txt"
                     };
-                    PathBuf::from(root).join("openings").join(file)
+                    flank::data::data_file(file).map_err(|e| anyhow!("--openings {name}: {e}"))?
                 }
                 _ => PathBuf::from(name),
             };
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("cannot read openings {}", path.display()))?;
-            for other in &starts[1..] {
-                runner::parse_openings(*other, &text).map_err(|e| {
-                    anyhow!("openings {} (with black's handicap): {e}", path.display())
-                })?;
+            match args.handicap {
+                Some(n) => {
+                    let (kept, skipped) = runner::parse_openings_for_handicap(&starts, &text)
+                        .map_err(|e| {
+                            anyhow!("openings {} (with --handicap {n}): {e}", path.display())
+                        })?;
+                    if skipped > 0 {
+                        eprintln!(
+                            "flank: skipped {skipped} of {} openings in {} that cannot be played with --handicap {n}",
+                            skipped + kept.len(),
+                            path.display()
+                        );
+                    }
+                    kept
+                }
+                None => runner::parse_openings(start, &text)
+                    .map_err(|e| anyhow!("openings {}: {e}", path.display()))?,
             }
-            runner::parse_openings(start, &text)
-                .map_err(|e| anyhow!("openings {}: {e}", path.display()))?
         }
     };
     let sprt = args
@@ -430,10 +449,19 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
         .map(flank::matchplay::stats::Sprt::parse)
         .transpose()
         .map_err(|e| anyhow!(e))?;
+    for (flag, name) in [("--name-a", &args.name_a), ("--name-b", &args.name_b)] {
+        if let Some(n) = name
+            && n.chars().any(char::is_control)
+        {
+            return Err(anyhow!(
+                "{flag}: control characters (newline, tab, escape) are not allowed in names"
+            ));
+        }
+    }
     let stake = args
         .stake
         .as_deref()
-        .map(flank::matchplay::stakes::parse_amount)
+        .map(flank::matchplay::stakes::parse_stake)
         .transpose()
         .map_err(|e| anyhow!("--stake: {e}"))?;
     let spec = MatchSpec {
@@ -470,15 +498,30 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
         Ok(Box::new(GtpProcess::start(argv[k].clone())?))
     };
     let json = args.json;
-    let mut on_game = |spec: &MatchSpec, r: &runner::GameReport| {
-        if !json {
-            println!("{}", runner::game_line(spec, r));
+    // A failed write of a game line (stdout closed: `flank match ... | head -1`) stops the
+    // match; the error is kept so that a broken pipe ends quietly, as in `flank solve`.
+    let mut write_error: Option<io::Error> = None;
+    let mut on_game = |spec: &MatchSpec, r: &runner::GameReport| -> Result<(), String> {
+        if json {
+            return Ok(());
         }
+        let mut out = io::stdout().lock();
+        writeln!(out, "{}", runner::game_line(spec, r))
+            .and_then(|_| out.flush())
+            .map_err(|e| {
+                let text = format!("cannot write to stdout: {e}");
+                write_error = Some(e);
+                text
+            })
     };
-    let summary = runner::run_match(&spec, &factory, &mut on_game).map_err(|e| anyhow!(e))?;
+    let result = runner::run_match(&spec, &factory, &mut on_game);
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    let summary = result.map_err(|e| anyhow!(e))?;
     let mut out = io::stdout().lock();
     if json {
-        serde_json::to_writer_pretty(&mut out, &summary)?;
+        serde_json::to_writer_pretty(&mut out, &summary).map_err(io::Error::from)?;
         writeln!(out)?;
     } else {
         write!(out, "{}", runner::summary_text(&summary))?;

@@ -615,7 +615,7 @@ fn bad_input_leaves_the_game_unchanged() {
         ),
         (
             "play red c3",
-            "syntax error: bad color 'red' (expected b, black, w or white)",
+            "syntax error: bad color 'red' (expected b, black, w, white, x or o)",
         ),
         (
             "play b",
@@ -636,7 +636,7 @@ fn bad_input_leaves_the_game_unchanged() {
         ),
         (
             "genmove purple",
-            "syntax error: bad color 'purple' (expected b, black, w or white)",
+            "syntax error: bad color 'purple' (expected b, black, w, white, x or o)",
         ),
         (
             "reg_genmove",
@@ -678,7 +678,7 @@ fn bad_input_leaves_the_game_unchanged() {
         ),
         (
             "time_left q 10 0",
-            "syntax error: bad color 'q' (expected b, black, w or white)",
+            "syntax error: bad color 'q' (expected b, black, w, white, x or o)",
         ),
     ];
     let no_side = format!("setboard {}", "-".repeat(64));
@@ -893,11 +893,11 @@ fn echoed_user_text_is_clipped() {
         ),
         (
             format!("play {long_move} f5"),
-            format!("syntax error: bad color '{z32}…' (expected b, black, w or white)"),
+            format!("syntax error: bad color '{z32}…' (expected b, black, w, white, x or o)"),
         ),
         (
             format!("genmove {long_move}"),
-            format!("syntax error: bad color '{z32}…' (expected b, black, w or white)"),
+            format!("syntax error: bad color '{z32}…' (expected b, black, w, white, x or o)"),
         ),
         (
             format!("time_settings {long_move} 0 0"),

@@ -310,6 +310,27 @@ fn bad_arguments_fail_with_one_line() {
         (vec!["--stake=-1"], "bad amount"),
         (vec!["--sprt", "0,10,0.05"], "bad --sprt"),
         (vec!["--time", "0"], "bad time '0'"),
+        // Negative values reach our own parsers instead of clap's "unexpected argument".
+        (vec!["--time", "-1"], "bad time '-1'"),
+        (
+            vec!["--time", "1e-9"],
+            "bad time '1e-9' (the clock must be at least 0.1 s)",
+        ),
+        (vec!["--stake", "0.00"], "stake must be positive"),
+        (
+            vec!["--name-a", "two\nlines"],
+            "--name-a: control characters",
+        ),
+        (
+            vec!["--stake", "99999999999999999999"],
+            "too large (at most 1000000000.00)",
+        ),
+        (vec!["--stake", "-1"], "bad amount '-1'"),
+        (
+            vec!["--sprt", "-5,-10,0.05,0.05"],
+            "elo0 must be below elo1",
+        ),
+        (vec!["--games", "-1"], "'-1'"),
         (vec!["--handicap", "5"], "5"),
         (
             vec!["--openings", "/nonexistent/openings.txt"],
@@ -334,6 +355,17 @@ fn bad_arguments_fail_with_one_line() {
     assert_eq!(code, 2);
     assert!(err.contains("engine B could not start"), "{err}");
     assert!(err.contains("exit status 3"), "{err}");
+    // A negative elo0 is a valid SPRT: the run gets as far as starting the engines.
+    let (code, _, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        "sh -c 'read x; exit 3'",
+        "--sprt",
+        "-5,0,0.05,0.05",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("engine B could not start"), "{err}");
     let (code, _, err) = run_match(&["--engine-a", "'unbalanced", "--engine-b", &engine]);
     assert_eq!(code, 2);
     assert!(err.contains("--engine-a: cannot split"), "{err}");
@@ -403,4 +435,231 @@ fn flank_plays_handicap_and_draw_offer_games() {
             assert!(g["offers"][k].as_u64().unwrap() <= 3, "{g}");
         }
     }
+}
+
+#[test]
+fn a_closed_stdout_ends_the_match_quietly() {
+    // Each game takes at least 0.2 s (the engine waits, then passes wrongly and forfeits), so
+    // the lines after the first are written after the reader has gone.
+    let slow = sh_engine(
+        "sleep 0.2; printf \"= pass\\n\\n\"",
+        "",
+        "printf \"?\\n\\n\"",
+    );
+    for json_flag in [false, true] {
+        let mut args = vec![
+            "match",
+            "--engine-a",
+            &slow,
+            "--engine-b",
+            &slow,
+            "--games",
+            "6",
+            "--concurrency",
+            "1",
+        ];
+        if json_flag {
+            args.push("--json");
+        }
+        let mut child = Command::new(flank_bin())
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("flank runs");
+        let stdout = child.stdout.take().unwrap();
+        if !json_flag {
+            // Read one line (like `head -1`), then close the pipe.
+            use std::io::BufRead;
+            let mut line = String::new();
+            std::io::BufReader::new(stdout)
+                .read_line(&mut line)
+                .unwrap();
+            assert!(line.starts_with("game 1: "), "{line}");
+        } else {
+            drop(stdout);
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "json {json_flag}: {err}");
+        assert!(err.is_empty(), "json {json_flag}: {err}");
+    }
+}
+
+/// The state letter of process `pid` from /proc (`None` when it no longer exists).
+fn proc_state(pid: &str) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) S ...`: the state follows the last ')'.
+    stat.rsplit(')').next()?.trim().chars().next()
+}
+
+#[test]
+fn children_of_sh_engines_end_with_the_match() {
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        eprintln!("SKIPPED: no /proc");
+        return;
+    }
+    // Each engine starts a background `sleep` child and records its pid.
+    let pids = temp_path("bg-pids");
+    let _ = std::fs::remove_file(&pids);
+    let engine = format!(
+        "sh -c 'sleep 300 & echo $! >> {}; while read l; do case \"$l\" in \
+         *genmove*) printf \"= pass\\n\\n\";; *) printf \"=\\n\\n\";; esac; done'",
+        pids.display()
+    );
+    let (code, _, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &engine,
+        "--games",
+        "2",
+        "--concurrency",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&pids).unwrap();
+    let list: Vec<&str> = text.lines().map(str::trim).collect();
+    // Two engines at the start, and restarts after the forfeits: at least 3 sleeps.
+    assert!(list.len() >= 3, "{text}");
+    let mut alive = Vec::new();
+    for pid in &list {
+        // Killed sleeps are reaped by init soon after; allow a moment.
+        let mut state = proc_state(pid);
+        for _ in 0..100 {
+            if state.is_none() || state == Some('Z') {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            state = proc_state(pid);
+        }
+        if !(state.is_none() || state == Some('Z')) {
+            alive.push(pid.to_string());
+        }
+    }
+    for pid in &alive {
+        let _ = Command::new("kill").arg(pid).status();
+    }
+    let _ = std::fs::remove_file(&pids);
+    assert!(alive.is_empty(), "still running after the match: {alive:?}");
+}
+
+#[test]
+fn engines_without_time_commands_play_on_the_runners_clock() {
+    // The engine does not list time_settings/time_left and refuses them if sent anyway;
+    // it answers genmove after GENMOVE.
+    let no_time = |genmove: &str| {
+        format!(
+            "sh -c 'while read l; do case \"$l\" in \
+             *list_commands*) printf \"= name\\nplay\\ngenmove\\n\\n\";; \
+             *time_*) printf \"? unknown command\\n\\n\";; \
+             *genmove*) {genmove};; \
+             *) printf \"=\\n\\n\";; esac; done'"
+        )
+    };
+    for (genmove, time, reason) in [
+        // Set-up passes; its first move is a wrong pass.
+        ("printf \"= pass\\n\\n\"", "30", "wrong-pass"),
+        // Its clock still runs: 2 s over a 0.3 s clock.
+        ("sleep 2; printf \"= pass\\n\\n\"", "0.3", "time"),
+    ] {
+        let (code, out, err) = run_match(&[
+            "--engine-a",
+            &no_time(genmove),
+            "--engine-b",
+            &flank_engine(),
+            "--games",
+            "1",
+            "--time",
+            time,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v = json(&out);
+        let g = &v["game_list"][0];
+        assert_eq!(g["reason"], reason, "{g}");
+        assert_eq!(g["winner"], "b", "{g}");
+    }
+}
+
+#[test]
+fn xot_openings_are_found_outside_the_project_root() {
+    let built = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/openings/xot_small.txt"
+    );
+    let Ok(text) = std::fs::read_to_string(built) else {
+        eprintln!("SKIPPED: {built} not found");
+        return;
+    };
+    let first = text.lines().next().unwrap().trim().to_string();
+    let engine = sh_engine("printf \"= pass\\n\\n\"", "", "printf \"?\\n\\n\"");
+    // From / with FLANK_DATA unset the cwd default fails; the build-time sibling is used.
+    let out = Command::new(flank_bin())
+        .current_dir("/")
+        .env_remove("FLANK_DATA")
+        .args([
+            "match",
+            "--engine-a",
+            &engine,
+            "--engine-b",
+            &engine,
+            "--openings",
+            "xot",
+            "--games",
+            "1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(v["game_list"][0]["opening"], first.as_str());
+}
+
+#[test]
+fn openings_that_clash_with_the_handicap_are_skipped_with_a_note() {
+    let file = temp_path("handicap-openings.txt");
+    // The second line plays a1, the first handicap corner.
+    std::fs::write(&file, "f5d6c3d3c4\nf5f4c3c4b3b2a1f6\n").unwrap();
+    let engine = sh_engine("printf \"= pass\\n\\n\"", "", "printf \"=\\n\\n\"");
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &engine,
+        "--handicap",
+        "1",
+        "--openings",
+        file.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("skipped 1 of 2 openings") && err.contains("--handicap 1"),
+        "{err}"
+    );
+    let v = json(&out);
+    assert_eq!(v["games"], 2);
+    for g in v["game_list"].as_array().unwrap() {
+        assert_eq!(g["opening"], "f5d6c3d3c4");
+    }
+    // A game-ending opening is refused with its line number, handicap or not.
+    std::fs::write(&file, "f5d6\nf5d6c5f4e3f6g5e6e7\n").unwrap();
+    let (code, _, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &engine,
+        "--openings",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 2: opening 'f5d6c5f4e3f6g5e6e7' ends the game"),
+        "{err}"
+    );
+    let _ = std::fs::remove_file(&file);
 }

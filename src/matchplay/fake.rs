@@ -28,6 +28,8 @@ pub enum Policy {
     CrashAt(u32),
     /// First legal moves, but refuses every `play` from the opponent.
     RefusePlay,
+    /// First legal moves at once, but sleeps this long in every `play` and `time_left`.
+    SlowCommands(Duration),
 }
 
 /// A scripted player.
@@ -53,6 +55,8 @@ impl Fake {
                 name: name.to_string(),
                 draw_offer: true,
                 handicap: true,
+                time_settings: true,
+                time_left: true,
             },
             game: Game::new(),
             policy,
@@ -67,6 +71,12 @@ impl Fake {
     /// The fake's own view of the game.
     pub fn game(&self) -> &Game {
         &self.game
+    }
+
+    fn slow(&self) {
+        if let Policy::SlowCommands(d) = self.policy {
+            std::thread::sleep(d);
+        }
     }
 
     fn alive(&self) -> Result<(), Fault> {
@@ -115,6 +125,7 @@ impl Player for Fake {
     fn time_left(&mut self, color: Color, ms: u64, _timeout: Duration) -> Result<(), Fault> {
         self.alive()?;
         self.log.push(format!("time_left {} {ms}", letter(color)));
+        self.slow();
         Ok(())
     }
 
@@ -122,6 +133,7 @@ impl Player for Fake {
         self.alive()?;
         let cmd = format!("play {} {mv}", letter(color));
         self.log.push(cmd.clone());
+        self.slow();
         if matches!(self.policy, Policy::RefusePlay) {
             return Err(Fault::Refused {
                 command: cmd,
@@ -144,7 +156,7 @@ impl Player for Fake {
         let moves = self.game.legal_moves();
         let first = moves.first().map_or(Move::Pass, |&s| Move::Play(s));
         let mv = match &self.policy {
-            Policy::FirstLegal | Policy::RefusePlay => first,
+            Policy::FirstLegal | Policy::RefusePlay | Policy::SlowCommands(_) => first,
             Policy::LastLegal => moves.last().map_or(Move::Pass, |&s| Move::Play(s)),
             Policy::Answer(text) => return Ok(text.to_string()),
             Policy::SleepWhenAhead(d) => {

@@ -1,7 +1,8 @@
 //! Game records in GGF (the Generic Game Format of GGS and NBoard), one game per line.
 //!
 //! `(;GM[Othello]PC[flank match]DT[<unix seconds>]PB[<black>]PW[<white>]RE[<result>]
-//! TI[<mm:ss>]TY[8]BO[8 <64 cells> <side>]B[f5]W[d6//1.23]…C[<reason>];)` (on one line):
+//! TI[<m:ss>]TY[8]BO[8 <64 cells> <side>]B[f5]W[d6//1.23]…C[<reason>];)` (on one line):
+//! - `TI`: each side's clock in whole seconds rounded up, `m:ss` or `h:mm:ss` ([`time_tag`]).
 //! - `BO`: the start of the game (the start position, or the handicap position), cells
 //!   a1…h8 with `*` black, `O` white, `-` empty, then `*` or `O` to move.
 //! - `B`/`W`: every move from `BO`, opening included; `PA` is a pass. Moves the player
@@ -55,6 +56,19 @@ pub fn board_tag(p: &Position) -> String {
     format!("8 {cells} {side}")
 }
 
+/// `TI` contents for a clock of `time_ms`: whole seconds, rounded **up** (GGF clocks have no
+/// fractions; a 0.5 s clock is `0:01`, never `0:00`), as `m:ss` below an hour and `h:mm:ss`
+/// from an hour on.
+pub fn time_tag(time_ms: u64) -> String {
+    let secs = time_ms.div_ceil(1000);
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
+    }
+}
+
 /// `RE` contents for `o` (see the module header).
 pub fn result_tag(o: &GameOutcome) -> String {
     let v = round_value(o, Color::Black);
@@ -79,14 +93,12 @@ pub fn reason_text(o: &GameOutcome) -> String {
 /// One game as a GGF line (without the newline). `time_ms` is each side's clock; `date` the
 /// game's end in Unix seconds.
 pub fn record(o: &GameOutcome, black: &str, white: &str, time_ms: u64, date: u64) -> String {
-    let secs = time_ms / 1000;
     let mut s = format!(
-        "(;GM[Othello]PC[flank match]DT[{date}]PB[{}]PW[{}]RE[{}]TI[{}:{:02}]TY[8]BO[{}]",
+        "(;GM[Othello]PC[flank match]DT[{date}]PB[{}]PW[{}]RE[{}]TI[{}]TY[8]BO[{}]",
         escape(black),
         escape(white),
         result_tag(o),
-        secs / 60,
-        secs % 60,
+        time_tag(time_ms),
         board_tag(&o.start)
     );
     for m in &o.moves {
@@ -149,6 +161,14 @@ mod tests {
              TI[10:00]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]\
              B[f5]W[d6//1.23]C[white lost on time];)"
         );
+        // Clocks are written in whole seconds, rounded up.
+        assert_eq!(time_tag(500), "0:01");
+        assert_eq!(time_tag(100), "0:01");
+        assert_eq!(time_tag(10_000), "0:10");
+        assert_eq!(time_tag(599_001), "10:00");
+        assert_eq!(time_tag(3_600_000), "1:00:00");
+        assert_eq!(time_tag(5_025_500), "1:23:46");
+        assert!(record(&o, "a", "b", 500, 0).contains("TI[0:01]"));
         let illegal = GameOutcome {
             reason: EndReason::Illegal("z9".into()),
             winner: Some(Color::White),

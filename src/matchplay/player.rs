@@ -2,8 +2,9 @@
 //!
 //! A player is one side of a game: a GTP engine process ([`super::process::GtpProcess`]) or,
 //! in tests, an in-process fake. The methods mirror the GTP commands the runner sends; every
-//! call carries a timeout, and the referee measures the wall time of `genmove` and draw
-//! answers itself (the player's own report of its time is never trusted).
+//! call carries a timeout, and the referee measures the wall time of every answer during a
+//! game itself and charges it to the player's clock (the player's own report of its time is
+//! never trusted).
 
 use std::fmt;
 use std::time::Duration;
@@ -15,8 +16,8 @@ use crate::square::{Color, Move};
 /// [`super::referee::EndReason`]) and the runner restarts the player before the next game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
-    /// No answer within the timeout (ms waited). During `genmove` or a draw answer this is a
-    /// loss on time.
+    /// No answer within the timeout (ms waited). During a game (any command after set-up)
+    /// this is a loss on time; during set-up a protocol error.
     Timeout(u64),
     /// The process ended or closed its output; the text says how (`exit status 3`).
     Exited(String),
@@ -64,6 +65,11 @@ pub struct Capabilities {
     pub draw_offer: bool,
     /// `flank-handicap` is listed.
     pub handicap: bool,
+    /// `time_settings` is listed (optional in GTP v2); without it none is sent.
+    pub time_settings: bool,
+    /// `time_left` is listed (optional in GTP v2); without it none is sent. The runner's
+    /// own clock applies either way.
+    pub time_left: bool,
 }
 
 /// How a game starts, as sent to both players before the first `genmove`.
@@ -90,11 +96,12 @@ pub trait Player: Send {
     /// Ends the player and starts it anew (a new process for a GTP engine).
     fn restart(&mut self) -> Result<(), Fault>;
 
-    /// Sets up a new game: `clear_board`, the handicap, `time_settings`, the opening moves.
-    /// `timeout` bounds each command.
+    /// Sets up a new game: `clear_board`, the handicap, `time_settings` (if the player
+    /// supports it), the opening moves. `timeout` bounds each command.
     fn new_game(&mut self, setup: &GameSetup, timeout: Duration) -> Result<(), Fault>;
 
-    /// `time_left C T 0`: the time left on `color`'s clock, ms (sent in whole seconds).
+    /// `time_left C T 0`: the time left on `color`'s clock, ms (sent in whole seconds); a
+    /// player without the command is not sent anything and answers `Ok` at once.
     fn time_left(&mut self, color: Color, ms: u64, timeout: Duration) -> Result<(), Fault>;
 
     /// `play C M`: the other side's move (a pass as `play C pass`).

@@ -7,6 +7,10 @@
 //! (`7 genmove b`); an answer with another id is a protocol error, one without an id is
 //! accepted (GTP allows engines to drop ids they were not sent, and some do regardless).
 //! Lines longer than [`MAX_LINE`] bytes are a protocol error.
+//!
+//! On Unix each engine runs in its own process group (`process_group(0)`: the group id is the
+//! engine's pid), and ending the engine (quit, timeout, restart, drop) sends SIGKILL to the
+//! whole group, so children of an engine started as `sh -c '…'` end with it.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -81,11 +85,18 @@ impl GtpProcess {
         let (prog, args) = argv
             .split_first()
             .ok_or_else(|| Fault::Exited("empty command".to_string()))?;
-        let mut child = Command::new(prog)
+        let mut command = Command::new(prog);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::null());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let mut child = command
             .spawn()
             .map_err(|e| Fault::Exited(format!("cannot start '{prog}': {e}")))?;
         let stdout = child
@@ -127,6 +138,8 @@ impl GtpProcess {
             name,
             draw_offer: listed("flank-draw_offer"),
             handicap: listed("flank-handicap"),
+            time_settings: listed("time_settings"),
+            time_left: listed("time_left"),
         };
         Ok(())
     }
@@ -216,9 +229,21 @@ impl GtpProcess {
             })
     }
 
+    /// Ends the engine and every process of its group (see the module header).
     fn kill(&mut self) {
         self.stdin = None;
         if let Some(mut child) = self.child.take() {
+            #[cfg(unix)]
+            if let Ok(pgid) = libc::pid_t::try_from(child.id())
+                && pgid > 1
+            {
+                // SAFETY: kill(2) only sends a signal; a negative pid names the process
+                // group created for this engine at spawn (its id is the engine's pid, which
+                // is not reused before the `wait` below).
+                unsafe {
+                    libc::kill(-pgid, libc::SIGKILL);
+                }
+            }
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -265,8 +290,10 @@ impl Player for GtpProcess {
         if let Some((c, n)) = setup.handicap {
             self.expect_ok(&format!("flank-handicap {} {n}", gtp_color(c)), timeout)?;
         }
-        let secs = setup.time_ms.div_ceil(1000).max(1);
-        self.expect_ok(&format!("time_settings {secs} 0 0"), timeout)?;
+        if self.caps.time_settings {
+            let secs = setup.time_ms.div_ceil(1000).max(1);
+            self.expect_ok(&format!("time_settings {secs} 0 0"), timeout)?;
+        }
         for &(c, m) in &setup.opening {
             self.expect_ok(&format!("play {} {m}", gtp_color(c)), timeout)?;
         }
@@ -274,6 +301,9 @@ impl Player for GtpProcess {
     }
 
     fn time_left(&mut self, color: Color, ms: u64, timeout: Duration) -> Result<(), Fault> {
+        if !self.caps.time_left {
+            return Ok(());
+        }
         let cmd = format!("time_left {} {} 0", gtp_color(color), ms / 1000);
         self.expect_ok(&cmd, timeout).map(|_| ())
     }

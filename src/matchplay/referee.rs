@@ -2,28 +2,32 @@
 //!
 //! Legality, passes, the end of the game and the score come from [`crate::game::Game`]. The
 //! referee never trusts a player: every `genmove` answer is checked, and each player's
-//! whole-game clock is kept by the referee from the wall time of its `genmove` and draw
-//! answers (`play`, `time_left` and set-up commands are not charged; they are bounded by
-//! [`RefereeConfig::command_timeout`]).
+//! whole-game clock is kept by the referee from the wall time of every command it answers
+//! once the game is under way (`genmove`, draw answers, `play`, `time_left`): each wait is
+//! bounded by the time left on that clock, and running out while answering any of them is a
+//! loss on time. Only the set-up commands before the first move (`clear_board`, handicap,
+//! `time_settings`, the opening's `play`s) are not charged; they are bounded by
+//! [`RefereeConfig::command_timeout`].
 //!
 //! The game loop, per turn of colour C (player P):
 //! 1. Game over (neither side can move): the board decides.
 //! 2. C has no legal move: the referee records C's pass and sends `play C pass` to both
-//!    players; P is not asked to `genmove` (so a blocked side can never answer wrongly).
+//!    players (each charged for its answer); P is not asked to `genmove` (so a blocked side
+//!    can never answer wrongly).
 //! 3. Draw offers (with [`RefereeConfig::draw_offers`], both players supporting the command,
 //!    P having offers left and at most [`RefereeConfig::offer_max_empties`] empties): P is
 //!    asked `flank-draw_offer <opponent>` ("would you take a draw now?"). If P accepts, P
 //!    offers: one of P's [`MAX_DRAW_OFFERS`] is counted and the opponent is asked
 //!    `flank-draw_offer <C>`; its accept ends the game as a draw. Each answer's time is
 //!    charged to the answering player's clock.
-//! 4. `time_left C T 0` then `genmove C`, waiting at most the time left on C's clock.
+//! 4. `time_left C T 0` then `genmove C`, each waiting at most the time left on C's clock.
 //! 5. The answer must be a legal move of C: `pass` while C can move is a wrong pass, anything
 //!    else unplayable is an illegal move, `resign` resigns. The move is sent to the opponent
-//!    with `play C M`.
+//!    with `play C M`, charged to the opponent's clock.
 //!
 //! A player loses at once on: its clock running out (even when ahead on the board), an illegal
 //! move, a wrong pass, a crash, a protocol error (malformed answer, `?` to a command it must
-//! accept, no answer to a non-timed command), or resigning.
+//! accept, no answer to a set-up command within the command timeout), or resigning.
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -47,7 +51,8 @@ pub struct RefereeConfig {
     /// Players are asked about draws only in positions with at most this many empties
     /// (64 = always).
     pub offer_max_empties: u32,
-    /// Bound on every command that is not charged to a clock (set-up, `play`, `time_left`).
+    /// Bound on each set-up command before the first move (`clear_board`, handicap,
+    /// `time_settings`, opening moves), the only commands not charged to a clock.
     pub command_timeout: Duration,
 }
 
@@ -142,7 +147,9 @@ pub struct GameOutcome {
     pub moves: Vec<MoveRecord>,
     /// The position when the game ended.
     pub last: Position,
-    /// `last` scored black minus white, empties to the side with more discs (−64…64).
+    /// `last` scored black minus white (−64…64): when the game is over (neither side can
+    /// move), the final score with the empties to the side with more discs; when it ended
+    /// early (forfeit, crash, agreed draw), the plain disc difference on the board.
     pub board_score: Score,
     /// The winner; `None` for a draw (on the board or agreed).
     pub winner: Option<Color>,
@@ -192,6 +199,17 @@ fn fault_reason(f: Fault, timed: bool) -> EndReason {
     }
 }
 
+/// The board score of a game that ended at `game`'s position (see
+/// [`GameOutcome::board_score`]).
+fn board_score(game: &Game) -> Score {
+    if game.is_over() {
+        game.final_score()
+    } else {
+        let (b, w) = game.disc_counts();
+        b as Score - w as Score
+    }
+}
+
 struct Table<'a> {
     players: [&'a mut dyn Player; 2],
     game: Game,
@@ -209,7 +227,7 @@ impl Table<'_> {
             start: self.start,
             moves: self.moves,
             last: *self.game.position(),
-            board_score: self.game.final_score(),
+            board_score: board_score(&self.game),
             winner,
             reason,
             offers: self.offers,
@@ -240,17 +258,11 @@ impl Table<'_> {
         r.map_err(|f| fault_reason(f, true))
     }
 
-    /// Sends `play color mv` to `to`; Err((loser, reason)) on a fault.
-    fn tell(
-        &mut self,
-        to: Color,
-        color: Color,
-        mv: Move,
-        timeout: Duration,
-    ) -> Result<(), (Color, EndReason)> {
-        self.players[idx(to)]
-            .play(color, mv, timeout)
-            .map_err(|f| (to, fault_reason(f, false)))
+    /// Sends `play color mv` to `to`, charged to `to`'s clock; Err((loser, reason)) on a
+    /// fault or when `to`'s clock runs out while it answers.
+    fn tell(&mut self, to: Color, color: Color, mv: Move) -> Result<(), (Color, EndReason)> {
+        self.timed(to, |p, left| p.play(color, mv, left))
+            .map_err(|r| (to, r))
     }
 }
 
@@ -324,7 +336,7 @@ pub fn play_game(
                 opening: false,
             });
             for to in [c, o] {
-                if let Err((loser, r)) = t.tell(to, c, Move::Pass, timeout) {
+                if let Err((loser, r)) = t.tell(to, c, Move::Pass) {
                     return Ok(t.forfeit(loser, r));
                 }
             }
@@ -350,8 +362,8 @@ pub fn play_game(
             }
         }
         let left_ms = u64::try_from(t.clocks[idx(c)].as_millis()).unwrap_or(u64::MAX);
-        if let Err(f) = t.players[idx(c)].time_left(c, left_ms, timeout) {
-            return Ok(t.forfeit(c, fault_reason(f, false)));
+        if let Err(r) = t.timed(c, |p, left| p.time_left(c, left_ms, left)) {
+            return Ok(t.forfeit(c, r));
         }
         let t0 = Instant::now();
         let answer = match t.timed(c, |p, left| p.genmove(c, left)) {
@@ -374,7 +386,7 @@ pub fn play_game(
             ms,
             opening: false,
         });
-        if let Err((loser, r)) = t.tell(o, c, mv, timeout) {
+        if let Err((loser, r)) = t.tell(o, c, mv) {
             return Ok(t.forfeit(loser, r));
         }
     }
@@ -456,8 +468,33 @@ mod tests {
         // Black led on the board when its clock ran out.
         let (bl, wh) = o.last.black_white();
         assert!(bl.count_ones() > wh.count_ones(), "{}", o.last);
-        assert!(o.board_score > 0);
+        // The game was not over: the score is the disc difference, no empties counted.
+        assert!(!o.last.board.is_game_over());
+        assert_eq!(
+            o.board_score,
+            bl.count_ones() as Score - wh.count_ones() as Score
+        );
         assert_eq!(o.used_ms[0], 100);
+    }
+
+    #[test]
+    fn answering_play_is_charged_and_can_lose_on_time() {
+        // White moves at once but takes 30 ms over each `play` (and `time_left`) it answers;
+        // with a 200 ms clock it runs out while answering one of black's moves.
+        let mut b = Fake::new("b", Policy::FirstLegal, false);
+        let mut w = Fake::new("w", Policy::SlowCommands(Duration::from_millis(30)), false);
+        let o = play(&mut b, &mut w, &setup(200), &cfg());
+        assert_eq!(o.reason, EndReason::Time);
+        assert_eq!(o.winner, Some(Color::Black));
+        assert_eq!(o.used_ms[1], 200);
+        // The last command white answered was the one that ran its clock out, never genmove.
+        let last = w.log.last().unwrap();
+        assert!(
+            last.starts_with("play b") || last.starts_with("time_left w"),
+            "{:?}",
+            w.log
+        );
+        assert!(!o.last.board.is_game_over());
     }
 
     #[test]

@@ -45,8 +45,17 @@ pub struct Opening {
 }
 
 /// Parses one transcript from `start` into an [`Opening`].
-pub fn parse_opening(start: Position, text: &str) -> Result<Opening, ParseError> {
-    let (moves, _) = parse_transcript_from(start, text)?;
+///
+/// Errors: a bad or illegal move (the [`ParseError`] text); an opening after which neither
+/// side can move (the engines would play no move).
+pub fn parse_opening(start: Position, text: &str) -> Result<Opening, String> {
+    let (moves, end) = parse_transcript_from(start, text).map_err(|e: ParseError| e.to_string())?;
+    if end.board.is_game_over() {
+        return Err(format!(
+            "opening '{}' ends the game (no move would be left to play)",
+            crate::format::clip(text.trim())
+        ));
+    }
     let mut side = start.side;
     let mut coloured = Vec::with_capacity(moves.len());
     for m in moves {
@@ -62,20 +71,63 @@ pub fn parse_opening(start: Position, text: &str) -> Result<Opening, ParseError>
 /// Parses an openings file: one transcript per line; blank lines and lines starting with `#`
 /// or `%` are skipped.
 ///
-/// Errors: the first bad line, as `line N: <reason>`; a file with no opening.
+/// Errors: the first bad line, as `line N: <reason>` (a bad or illegal move, an opening that
+/// ends the game); a file with no opening.
 pub fn parse_openings(start: Position, text: &str) -> Result<Vec<Opening>, String> {
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim().trim_start_matches('\u{feff}');
-        if t.is_empty() || t.starts_with('#') || t.starts_with('%') {
-            continue;
-        }
-        out.push(parse_opening(start, t).map_err(|e| format!("line {}: {e}", i + 1))?);
+    for (n, t) in opening_lines(text) {
+        out.push(parse_opening(start, t).map_err(|e| format!("line {n}: {e}"))?);
     }
     if out.is_empty() {
         return Err("no opening in the file".to_string());
     }
     Ok(out)
+}
+
+/// The opening lines of a file with their line numbers (from 1): trimmed, without blank
+/// lines, `#`/`%` comments and a byte-order mark.
+fn opening_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter_map(|(i, line)| {
+        let t = line.trim().trim_start_matches('\u{feff}').trim();
+        (!(t.is_empty() || t.starts_with('#') || t.starts_with('%'))).then_some((i + 1, t))
+    })
+}
+
+/// Parses an openings file for handicap games, which start from each of `starts` (the
+/// handicap position of either colour). A line playable from every start is kept (parsed
+/// from `starts[0]`); a line that is fine from the normal start position but not from some
+/// handicap start (a move onto a handicap corner, an illegal move or the end of the game
+/// because of the corners) is skipped and counted. Returns the kept openings and the number
+/// skipped.
+///
+/// Errors: a line that is bad even from the normal start position (`line N: <reason>`); a
+/// file with no opening; a file whose openings are all skipped.
+pub fn parse_openings_for_handicap(
+    starts: &[Position],
+    text: &str,
+) -> Result<(Vec<Opening>, usize), String> {
+    let first = *starts
+        .first()
+        .ok_or_else(|| "internal: no handicap start".to_string())?;
+    let mut out = Vec::new();
+    let mut skipped = 0;
+    for (n, t) in opening_lines(text) {
+        match parse_opening(first, t) {
+            Ok(o) if starts[1..].iter().all(|&s| parse_opening(s, t).is_ok()) => out.push(o),
+            _ => {
+                parse_opening(Position::start(), t).map_err(|e| format!("line {n}: {e}"))?;
+                skipped += 1;
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(if skipped == 0 {
+            "no opening in the file".to_string()
+        } else {
+            format!("none of its {skipped} openings can be played with the handicap corners")
+        });
+    }
+    Ok((out, skipped))
 }
 
 /// Player A or B.
@@ -162,7 +214,8 @@ pub struct GameReport {
     pub reason: String,
     /// The reason in words.
     pub reason_text: String,
-    /// Black minus white on the final board, empties to the side ahead.
+    /// Black minus white on the last board: with the empties to the side ahead when the game
+    /// is over, the plain disc difference when it ended early (forfeit, agreed draw).
     pub board_score: i32,
     /// The round value from A's view (see `rounds`).
     pub a_value: i32,
@@ -261,6 +314,16 @@ fn now_unix() -> u64 {
         .unwrap_or(0)
 }
 
+/// `name` with each control character (newline, tab, escape, …) replaced by a space and the
+/// ends trimmed: a name fit for one line of output.
+pub fn printable_name(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
 /// Plays game `i` between `a` and `b`, restarting whichever forfeited.
 fn play_one(
     spec: &MatchSpec,
@@ -302,14 +365,16 @@ fn play_one(
 
 /// Runs a match: builds `spec.concurrency` pairs of players with `factory`, checks handicap
 /// support, plays, counts in game order, stops on SPRT or target points, writes GGF, and
-/// calls `on_game` with the spec (names filled in) and each counted game, in order.
+/// calls `on_game` with the spec (names filled in) and each counted game, in order. An
+/// `Err` from `on_game` (e.g. stdout closed) stops the match: games in flight are finished
+/// but not counted, and `run_match` returns that error.
 ///
 /// Errors: a player that cannot start, a player without handicap support in a handicap
-/// match, a GGF file that cannot be written, a bad game set-up.
+/// match, a GGF file that cannot be written, a bad game set-up, an error from `on_game`.
 pub fn run_match(
     spec: &MatchSpec,
     factory: &Factory<'_>,
-    on_game: &mut dyn FnMut(&MatchSpec, &GameReport),
+    on_game: &mut dyn FnMut(&MatchSpec, &GameReport) -> Result<(), String>,
 ) -> Result<MatchSummary, String> {
     if spec.openings.is_empty() {
         return Err("no openings".to_string());
@@ -332,12 +397,15 @@ pub fn run_match(
             .map_err(|_| "internal: player pair".to_string())?;
         pairs.push([a, b]);
     }
-    // Names default to the engines' own (`name`), suffixed -A / -B.
+    // Names default to the engines' own (`name`), suffixed -A / -B, with control characters
+    // replaced so that each game stays one line of output.
     for (k, suffix) in ["A", "B"].iter().enumerate() {
         if spec.names[k].trim().is_empty() {
-            let name = &pairs[0][k].capabilities().name;
-            let name = if name.is_empty() { "engine" } else { name };
+            let name = printable_name(&pairs[0][k].capabilities().name);
+            let name = if name.is_empty() { "engine" } else { &name };
             spec.names[k] = format!("{name}-{suffix}");
+        } else {
+            spec.names[k] = printable_name(&spec.names[k]);
         }
     }
     let spec: &MatchSpec = spec;
@@ -454,13 +522,11 @@ pub fn run_match(
                     a_color,
                     oi,
                 );
+                let mut failure = None;
                 if let Some(f) = ggf_file.as_mut() {
                     use std::io::Write;
                     if let Err(e) = writeln!(f, "{}", report.ggf).and_then(|_| f.flush()) {
-                        stop.store(true, Ordering::SeqCst);
-                        if let Ok(mut slot) = error.lock() {
-                            slot.get_or_insert(format!("cannot write GGF: {e}"));
-                        }
+                        failure = Some(format!("cannot write GGF: {e}"));
                     }
                 }
                 bar.inc(1);
@@ -468,8 +534,20 @@ pub fn run_match(
                     "A {}-{}-{} B",
                     summary.a.wins, summary.a.draws, summary.a.losses
                 ));
-                bar.suspend(|| on_game(spec, &report));
+                if failure.is_none() {
+                    failure = bar.suspend(|| on_game(spec, &report)).err();
+                }
                 summary.game_list.push(report);
+                if let Some(e) = failure {
+                    // No more games are counted or reported after a failed write.
+                    stop.store(true, Ordering::SeqCst);
+                    if let Ok(mut slot) = error.lock() {
+                        slot.get_or_insert(e);
+                    }
+                    stopped = true;
+                    pending.clear();
+                    break;
+                }
                 let sprt_done = summary
                     .sprt
                     .as_ref()
@@ -630,13 +708,23 @@ fn board_text(score: i32) -> String {
     }
 }
 
+/// `e` with a sign and one decimal, `+inf`/`-inf`; values that round to zero print `+0.0`.
 fn elo_text(e: f64) -> String {
     if e.is_finite() {
-        format!("{e:+.1}")
+        format!("{:+.1}", no_negative_zero(e, 1))
     } else if e > 0.0 {
         "+inf".to_string()
     } else {
         "-inf".to_string()
+    }
+}
+
+/// `x`, or +0.0 when it rounds to zero at `decimals` decimals (so text never shows `-0.0`).
+fn no_negative_zero(x: f64, decimals: i32) -> f64 {
+    if (x * 10f64.powi(decimals)).round() == 0.0 {
+        0.0
+    } else {
+        x
     }
 }
 
@@ -667,7 +755,7 @@ pub fn summary_text(s: &MatchSummary) -> String {
             sp.params.elo1,
             sp.params.alpha,
             sp.params.beta,
-            sp.llr,
+            no_negative_zero(sp.llr, 3),
             sp.bounds.0,
             sp.bounds.1,
             match sp.state {
@@ -727,6 +815,10 @@ pub fn default_concurrency() -> usize {
         .max(1)
 }
 
+/// The shortest clock `--time` accepts, ms (0.1 s): below it no engine can answer a
+/// command in time, and the GGF `TI` (whole seconds, rounded up) would misstate it.
+pub const MIN_TIME_MS: u64 = 100;
+
 /// The command timeout used for everything not on a clock.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -767,7 +859,7 @@ mod tests {
     }
 
     fn run(spec: &MatchSpec, f: &Factory<'_>) -> MatchSummary {
-        run_match(spec, f, &mut |_, _| {}).unwrap()
+        run_match(spec, f, &mut |_, _| Ok(())).unwrap()
     }
 
     #[test]
@@ -939,6 +1031,74 @@ mod tests {
     }
 
     #[test]
+    fn openings_that_clash_with_the_handicap_are_skipped() {
+        // Line 2 plays a1, a handicap corner: skipped for every handicap; line 4 is bad
+        // from any start: an error.
+        let starts = |n| [Color::White, Color::Black].map(|c| handicap_position(c, n).unwrap());
+        let text = "f5d6c3d3c4\nf5f4c3c4b3b2a1f6\n# x\nf5f6e6f4\n";
+        for n in 1..=4 {
+            let (o, skipped) = parse_openings_for_handicap(&starts(n), text).unwrap();
+            assert_eq!(skipped, 1, "n={n}");
+            let kept: Vec<&str> = o.iter().map(|o| o.text.as_str()).collect();
+            assert_eq!(kept, ["f5d6c3d3c4", "f5f6e6f4"], "n={n}");
+            assert_eq!(o[0].moves[1], (Color::White, "d6".parse().unwrap()));
+        }
+        assert_eq!(
+            parse_openings_for_handicap(&starts(1), "f5d6\nf5a8\n").unwrap_err(),
+            "line 2: illegal move 'a8' at move 2"
+        );
+        assert_eq!(
+            parse_openings_for_handicap(&starts(1), "f5f4c3c4b3b2a1f6\n").unwrap_err(),
+            "none of its 1 openings can be played with the handicap corners"
+        );
+    }
+
+    #[test]
+    fn no_negative_zero_in_the_text() {
+        assert_eq!(elo_text(-0.0), "+0.0");
+        assert_eq!(elo_text(-0.04), "+0.0");
+        assert_eq!(elo_text(-0.05), "-0.1");
+        assert_eq!(elo_text(12.34), "+12.3");
+        assert_eq!(elo_text(f64::NEG_INFINITY), "-inf");
+        // The same deterministic game twice with colours swapped: one win and one loss,
+        // Elo 0, printed +0.0.
+        let mut s = spec(&["f5d6"]);
+        s.games = Some(2);
+        let m = run(&s, &fakes(Policy::FirstLegal, Policy::FirstLegal));
+        assert_eq!((m.a.wins, m.a.losses), (1, 1));
+        assert!(m.elo.unwrap().is_sign_positive());
+        assert!(
+            summary_text(&m).contains("Elo difference (A - B): +0.0,"),
+            "{}",
+            summary_text(&m)
+        );
+    }
+
+    #[test]
+    fn engine_names_lose_their_control_characters() {
+        let factory = |s: Side| -> Result<Box<dyn Player>, Fault> {
+            Ok(Box::new(match s {
+                Side::A => Fake::new("evil\nname\t\u{1b}[31m", Policy::FirstLegal, false),
+                Side::B => Fake::new("\r\n", Policy::FirstLegal, false),
+            }))
+        };
+        let mut s = spec(&["f5d6"]);
+        s.names = [String::new(), String::new()];
+        s.games = Some(1);
+        let m = run(&s, &factory);
+        assert_eq!(m.names, ["evil name  [31m-A", "engine-B"]);
+        let line = game_line(&s_with_names(&s, &m), &m.game_list[0]);
+        assert_eq!(line.lines().count(), 1, "{line}");
+    }
+
+    fn s_with_names(s: &MatchSpec, m: &MatchSummary) -> MatchSpec {
+        MatchSpec {
+            names: m.names.clone(),
+            ..s.clone()
+        }
+    }
+
+    #[test]
     fn openings_files() {
         let o = parse_openings(Position::start(), "# XOT\nf5d6c4d3\n\n%c\nf5f6\n").unwrap();
         assert_eq!(o.len(), 2);
@@ -949,6 +1109,11 @@ mod tests {
             "line 2: illegal move 'a1' at move 2"
         );
         assert!(parse_openings(Position::start(), "# nothing\n").is_err());
+        // An opening after which nobody can move (black wipes white out) is refused.
+        assert_eq!(
+            parse_openings(Position::start(), "f5d6\n\nf5d6c5f4e3f6g5e6e7\n").unwrap_err(),
+            "line 3: opening 'f5d6c5f4e3f6g5e6e7' ends the game (no move would be left to play)"
+        );
         for t in BUILTIN_OPENINGS {
             assert!(parse_opening(Position::start(), t).is_ok(), "{t}");
         }

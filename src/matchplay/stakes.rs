@@ -36,9 +36,16 @@ pub fn parse_amount(s: &str) -> Result<u64, String> {
         None => (s, None),
     };
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    if !digits(int) || int.len() > 12 {
+    if !digits(int) {
         return Err(bad());
     }
+    let too_large = || {
+        format!(
+            "amount '{}' too large (at most {})",
+            crate::format::clip(s),
+            format_cents(MAX_STAKE_CENTS as i64)
+        )
+    };
     let cents_frac = match frac {
         None => 0,
         Some(f) if digits(f) && f.len() <= 2 => {
@@ -47,16 +54,29 @@ pub fn parse_amount(s: &str) -> Result<u64, String> {
         }
         Some(_) => return Err(bad()),
     };
-    let whole: u64 = int.parse().map_err(|_| bad())?;
+    // More than 12 digits (leading zeros aside) is beyond the maximum and may not fit u64.
+    if int.trim_start_matches('0').len() > 12 {
+        return Err(too_large());
+    }
+    let whole: u64 = int.parse().map_err(|_| too_large())?;
     let cents = whole * 100 + cents_frac;
     if cents > MAX_STAKE_CENTS {
-        return Err(format!(
-            "amount '{}' too large (at most {})",
-            crate::format::clip(s),
-            format_cents(MAX_STAKE_CENTS as i64)
-        ));
+        return Err(too_large());
     }
     Ok(cents)
+}
+
+/// Parses `--stake`: an amount as [`parse_amount`] reads it, which must be positive.
+///
+/// Errors: those of [`parse_amount`]; `stake must be positive` for 0 (`0`, `0.00`).
+pub fn parse_stake(s: &str) -> Result<u64, String> {
+    match parse_amount(s)? {
+        0 => Err(format!(
+            "stake must be positive (got '{}'; at least 0.01)",
+            crate::format::clip(s)
+        )),
+        c => Ok(c),
+    }
 }
 
 /// Cents as money text: `500` → `5.00`, `-7` → `-0.07`.
@@ -154,6 +174,19 @@ mod tests {
             "bad amount '5.001' (expected e.g. 5.00: digits with at most two decimals)"
         );
         assert!(parse_amount("1000000000.01").is_err());
+        // Too many digits is too large, not a format error.
+        assert_eq!(
+            parse_amount("99999999999999999999").unwrap_err(),
+            "amount '99999999999999999999' too large (at most 1000000000.00)"
+        );
+        assert_eq!(parse_amount("0001.50"), Ok(150));
+        assert_eq!(parse_stake("0.01"), Ok(1));
+        for zero in ["0", "0.00", "000"] {
+            assert_eq!(
+                parse_stake(zero).unwrap_err(),
+                format!("stake must be positive (got '{zero}'; at least 0.01)")
+            );
+        }
         assert_eq!(parse_amount("1000000000.00"), Ok(MAX_STAKE_CENTS));
         assert_eq!(format_cents(500), "5.00");
         assert_eq!(format_cents(-7), "-0.07");

@@ -126,8 +126,10 @@ impl Wdl {
 }
 
 /// The Elo difference for a score fraction `s`; `None` outside the open interval (0, 1).
+/// An even score gives +0.0, never −0.0.
 pub fn elo(s: f64) -> Option<f64> {
-    (s > 0.0 && s < 1.0).then(|| -400.0 * (1.0 / s - 1.0).log10())
+    // `+ 0.0` turns the −0.0 of `−400 · log10(1)` into +0.0.
+    (s > 0.0 && s < 1.0).then(|| -400.0 * (1.0 / s - 1.0).log10() + 0.0)
 }
 
 /// The expected score for an Elo difference (the logistic model).
@@ -138,15 +140,20 @@ pub fn expected_score(elo: f64) -> f64 {
 /// The parameters of `--sprt elo0,elo1,alpha,beta`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Sprt {
-    /// Elo difference of H0.
+    /// Elo difference of H0 (|elo0| ≤ [`MAX_SPRT_ELO`]).
     pub elo0: f64,
-    /// Elo difference of H1 (> elo0).
+    /// Elo difference of H1 (> elo0, |elo1| ≤ [`MAX_SPRT_ELO`]).
     pub elo1: f64,
-    /// False positive rate (0 < α < 1).
+    /// False positive rate (0 < α < 0.5).
     pub alpha: f64,
-    /// False negative rate (0 < β < 1).
+    /// False negative rate (0 < β < 0.5).
     pub beta: f64,
 }
+
+/// The largest |elo0| and |elo1| `--sprt` accepts: 1000 Elo is an expected score of 0.9968,
+/// far beyond any test worth running; larger values only push the expected scores to 0 or 1,
+/// where the LLR is meaningless (NaN for 1e308).
+pub const MAX_SPRT_ELO: f64 = 1000.0;
 
 /// The state of an SPRT after some games.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -163,7 +170,8 @@ pub enum SprtState {
 impl Sprt {
     /// Parses `elo0,elo1,alpha,beta` (e.g. `0,10,0.05,0.05`).
     ///
-    /// Errors: a one-line reason (not four numbers, elo0 ≥ elo1, α or β outside (0, 1)).
+    /// Errors: a one-line reason: not four numbers, an elo not finite or beyond
+    /// ±[`MAX_SPRT_ELO`], elo0 ≥ elo1, α or β outside (0, 0.5).
     pub fn parse(s: &str) -> Result<Sprt, String> {
         let v: Vec<f64> = s
             .split(',')
@@ -175,13 +183,22 @@ impl Sprt {
                 "bad --sprt '{s}' (expected four numbers elo0,elo1,alpha,beta)"
             ));
         };
-        if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
+        let s = crate::format::clip(s);
+        if ![elo0, elo1]
+            .iter()
+            .all(|e| e.is_finite() && e.abs() <= MAX_SPRT_ELO)
+        {
+            return Err(format!(
+                "bad --sprt '{s}': elo0 and elo1 must be between -{MAX_SPRT_ELO} and {MAX_SPRT_ELO}"
+            ));
+        }
+        if elo0 >= elo1 {
             return Err(format!("bad --sprt '{s}': elo0 must be below elo1"));
         }
-        let unit = |x: f64| x > 0.0 && x < 1.0;
-        if !(unit(alpha) && unit(beta)) {
+        let rate = |x: f64| x > 0.0 && x < 0.5;
+        if !(rate(alpha) && rate(beta)) {
             return Err(format!(
-                "bad --sprt '{s}': alpha and beta must be in (0, 1)"
+                "bad --sprt '{s}': alpha and beta must be above 0 and below 0.5"
             ));
         }
         Ok(Sprt {
@@ -211,7 +228,7 @@ impl Sprt {
         let freq = counts.map(|c| c / n);
         let p0 = mle_with_mean(&freq, expected_score(self.elo0));
         let p1 = mle_with_mean(&freq, expected_score(self.elo1));
-        n * (0..3).map(|i| freq[i] * (p1[i] / p0[i]).ln()).sum::<f64>()
+        n * (0..3).map(|i| freq[i] * (p1[i] / p0[i]).ln()).sum::<f64>() + 0.0
     }
 
     /// Where the test stands after `wdl`.
@@ -241,6 +258,18 @@ mod tests {
         // s = 0.75: -400 log10(1/3) = 190.848501...
         assert!(close(elo(0.75).unwrap(), 190.848_501_887_864_9));
         assert!(close(elo(0.5).unwrap(), 0.0));
+        // An even score is +0.0 (no "-0.0" in text or JSON).
+        assert!(elo(0.5).unwrap().is_sign_positive());
+        let even = Wdl {
+            wins: 1,
+            draws: 0,
+            losses: 1,
+        };
+        assert!(even.elo_interval().0.unwrap().is_sign_positive());
+        assert_eq!(
+            serde_json::to_string(&even.elo_interval().0).unwrap(),
+            "0.0"
+        );
         assert!(close(elo(0.25).unwrap(), -190.848_501_887_864_9));
         assert_eq!(elo(1.0), None);
         assert_eq!(elo(0.0), None);
@@ -339,6 +368,28 @@ mod tests {
         assert!(Sprt::parse("10,0,0.05,0.05").is_err());
         assert!(Sprt::parse("0,10,0,0.05").is_err());
         assert!(Sprt::parse("0,10,0.05,x").is_err());
+        // Absurd values are refused at parse time, each with its reason.
+        for (text, reason) in [
+            ("0,1e308,0.05,0.05", "between -1000 and 1000"),
+            ("-1001,0,0.05,0.05", "between -1000 and 1000"),
+            ("0,inf,0.05,0.05", "between -1000 and 1000"),
+            ("NaN,10,0.05,0.05", "between -1000 and 1000"),
+            ("5,5,0.05,0.05", "elo0 must be below elo1"),
+            ("0,10,0.5,0.05", "below 0.5"),
+            ("0,10,0.05,0.9", "below 0.5"),
+            ("0,10,-0.05,0.05", "above 0"),
+        ] {
+            let e = Sprt::parse(text).unwrap_err();
+            assert!(e.contains(reason), "{text}: {e}");
+        }
+        // The extremes that are accepted give a finite LLR.
+        let edge = Sprt::parse("-1000,1000,0.01,0.49").unwrap();
+        let w = Wdl {
+            wins: 3,
+            draws: 1,
+            losses: 2,
+        };
+        assert!(edge.llr(&w).is_finite());
         assert_eq!(
             Sprt::parse(" -5 , 5 ,0.1,0.2").unwrap(),
             Sprt {

@@ -1,0 +1,98 @@
+//! Finding files of flank's shared data (`$FLANK_DATA`, else `../shared/data`, else the
+//! project's sibling at build time): the one lookup every command uses.
+
+use std::path::{Path, PathBuf};
+
+/// The data directory used when `FLANK_DATA` is not set: relative to the current directory,
+/// so it is right when flank runs from the project root.
+pub const DEFAULT_DATA_DIR: &str = "../shared/data";
+
+/// The fallback: the project's sibling `shared/data` at build time (absolute), so that
+/// `flank match --openings xot` also works outside the project root.
+pub const BUILD_DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data");
+
+/// The data directories in the order they are tried: `$FLANK_DATA` (when set and not empty)
+/// or [`DEFAULT_DATA_DIR`], then [`BUILD_DATA_DIR`].
+pub fn data_dirs() -> Vec<PathBuf> {
+    let first = std::env::var_os("FLANK_DATA")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+    let mut dirs = vec![first];
+    let build = PathBuf::from(BUILD_DATA_DIR);
+    if !dirs.contains(&build) {
+        dirs.push(build);
+    }
+    dirs
+}
+
+/// The first `dir/rel` among `dirs` that exists.
+///
+/// Errors: a one-line reason naming every path tried.
+pub fn find_in(dirs: &[PathBuf], rel: &str) -> Result<PathBuf, String> {
+    for d in dirs {
+        let p = d.join(rel);
+        if p.exists() {
+            return Ok(p);
+        }
+    }
+    let tried: Vec<String> = dirs
+        .iter()
+        .map(|d| d.join(rel).display().to_string())
+        .collect();
+    Err(format!(
+        "data file {rel} not found (tried {}; set FLANK_DATA to the shared data directory)",
+        tried.join(", ")
+    ))
+}
+
+/// The path of the data file `rel` (e.g. `openings/xot_small.txt`), looked up in
+/// [`data_dirs`] order.
+///
+/// Errors: not found in any of them (the message lists the paths tried).
+pub fn data_file(rel: impl AsRef<Path>) -> Result<PathBuf, String> {
+    find_in(&data_dirs(), &rel.as_ref().to_string_lossy())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_directory_holding_the_file_wins() {
+        let root = std::env::temp_dir().join(format!("flank-data-{}", std::process::id()));
+        let (a, b) = (root.join("a"), root.join("b"));
+        std::fs::create_dir_all(b.join("openings")).unwrap();
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::write(b.join("openings/x.txt"), "f5\n").unwrap();
+        let dirs = vec![a.clone(), b.clone()];
+        assert_eq!(
+            find_in(&dirs, "openings/x.txt").unwrap(),
+            b.join("openings/x.txt")
+        );
+        std::fs::create_dir_all(a.join("openings")).unwrap();
+        std::fs::write(a.join("openings/x.txt"), "f5\n").unwrap();
+        assert_eq!(
+            find_in(&dirs, "openings/x.txt").unwrap(),
+            a.join("openings/x.txt")
+        );
+        let e = find_in(&dirs, "openings/missing.txt").unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "data file openings/missing.txt not found (tried {}, {}; set FLANK_DATA to the \
+                 shared data directory)",
+                a.join("openings/missing.txt").display(),
+                b.join("openings/missing.txt").display()
+            )
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_build_directory_is_the_last_resort() {
+        let dirs = data_dirs();
+        assert_eq!(dirs.last(), Some(&PathBuf::from(BUILD_DATA_DIR)));
+        assert!(Path::new(BUILD_DATA_DIR).is_absolute());
+    }
+}
