@@ -2,7 +2,6 @@
 #![allow(dead_code)] // each test crate uses its own subset
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 /// Runs the `flank` binary with `args`, feeding `stdin`; returns (exit code, stdout, stderr).
@@ -28,20 +27,22 @@ pub fn flank(args: &[&str], stdin: &str) -> (i32, String, String) {
     )
 }
 
-/// The text of `rel` below `$FLANK_DATA` (default `../shared/data`), or `None` after printing
-/// `SKIPPED: …` when it is missing. With `FLANK_REQUIRE_DATA=1` a missing file fails the test.
+/// The text of `rel` below the shared data directory (found by `flank::data::data_file`:
+/// `$FLANK_DATA`, else `../shared/data`, else the project's sibling at build time), or `None`
+/// after printing `SKIPPED: …` when it is missing. With `FLANK_REQUIRE_DATA=1` a missing file
+/// fails the test.
 pub fn data_file(rel: &str) -> Option<String> {
-    let root = std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".into());
-    let path = PathBuf::from(root).join(rel);
-    match std::fs::read_to_string(&path) {
+    let found = flank::data::data_file(rel).and_then(|path| {
+        std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))
+    });
+    match found {
         Ok(s) => Some(s),
         Err(e) => {
             assert!(
                 std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
-                "{} is required (FLANK_REQUIRE_DATA=1): {e}",
-                path.display()
+                "{rel} is required (FLANK_REQUIRE_DATA=1): {e}"
             );
-            eprintln!("SKIPPED: {} not found (set FLANK_DATA)", path.display());
+            eprintln!("SKIPPED: {e} (set FLANK_DATA)");
             None
         }
     }
