@@ -6,7 +6,10 @@
 //! - [`mod@format`]: board strings, OBF lines, transcripts, typed parse errors.
 //! - [`game`]: a game record with colours, pass rules and undo.
 //! - [`perft`]: leaf counts of the game tree under both pass conventions.
-//! - [`eval`]: the hand-written midgame evaluation.
+//! - [`eval`]: the evaluation entry point: the trained pattern evaluation or the hand-written one.
+//! - [`pattern`]: pattern features and the trained pattern evaluator.
+//! - [`weights`]: the weights file format and the embedded default weights.
+//! - [`train`]: `flank train`, building the weights from WTHOR and self-play games.
 //! - [`tt`]: the lock-free transposition table shared by search threads.
 //! - [`midgame`]: iterative deepening PVS with aspiration windows.
 //! - [`endgame`]: the exact / WLD endgame solver.
@@ -27,11 +30,14 @@ pub mod format;
 pub mod game;
 pub mod gtp;
 pub mod midgame;
+pub mod pattern;
 pub mod perft;
 pub mod solve;
 pub mod square;
 pub mod timeman;
+pub mod train;
 pub mod tt;
+pub mod weights;
 
 pub use board::{Board, Score};
 pub use format::{ParseError, Position};
