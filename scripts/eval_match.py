@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """eval_match.py: a match between two flank evaluations at equal fixed depth, over GTP.
 
-Engine A is `flank --eval A gtp --depth D`, engine B `flank --eval B gtp --depth D` (default:
-A = trained, the embedded weights; B = classic, the hand-written evaluation; depth 6). Both get
-a per-move time of 10 minutes, so the depth, not the clock, bounds every midgame search (as in
-any `flank gtp` game, the endgame is solved exactly once in reach, for both sides alike). Each
+Engine A is `flank gtp --eval A --depth D`, engine B `flank gtp --eval B --depth D` (default:
+A = trained, the embedded weights; B = classic, the hand-written evaluation; depth 6) and the
+same per-move time (--move-time, default 400 ms): the depth bounds every midgame search (a
+quarter of the move time is far more than depth 6 needs), and, as in any `flank gtp` game, the
+endgame is solved exactly at <= 14 empties and tried within the move time from 24 empties on,
+for both sides alike. Each
 of the first N openings of the XOT file ($FLANK_DATA/openings/xot_small.txt by default) is
 played twice with colours swapped. Games run in --jobs parallel workers, each with its own
 pair of engine processes. Every move is checked with selfplay.py's rules and both engines must
@@ -38,6 +40,7 @@ def main():
     ap.add_argument("--depth", type=int, default=6, help="search depth in plies (default 6)")
     ap.add_argument("-n", "--openings", type=int, default=100, help="openings, each played twice (default 100)")
     ap.add_argument("--file", default=None, help="openings file (default $FLANK_DATA/openings/xot_small.txt)")
+    ap.add_argument("--move-time", type=int, default=400, help="ms per move (default 400)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel workers (default 2)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for any answer")
     a = ap.parse_args()
@@ -65,7 +68,7 @@ def main():
         return 2
 
     def argv(spec):
-        return [a.flank, "--eval", spec, "gtp", "--depth", str(a.depth), "--move-time", "600000"]
+        return [a.flank, "gtp", "--eval", spec, "--depth", str(a.depth), "--move-time", str(a.move_time)]
 
     schedule = [(k, o, swap) for k, o in enumerate(openings) for swap in (0, 1)]
     results = {}  # (k, swap) -> A's disc difference

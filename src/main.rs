@@ -172,6 +172,10 @@ struct TrainArgs {
     /// Ridge strength (default 20).
     #[arg(long)]
     lambda: Option<f64>,
+    /// Cache of the labelled samples: read if it exists (skipping the WTHOR solving and the
+    /// self-play), written otherwise; for refitting with other settings.
+    #[arg(long)]
+    samples: Option<PathBuf>,
     /// Worker threads (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: Option<u64>,
@@ -290,6 +294,7 @@ fn run_train(args: TrainArgs) -> Result<ExitCode> {
     if let Some(g) = args.games {
         opts.selfplay_games = g;
     }
+    opts.samples_cache = args.samples;
     if let Some(i) = args.iterations {
         opts.iterations = i as usize;
     }

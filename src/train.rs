@@ -68,6 +68,9 @@ pub struct TrainOptions {
     pub wthor_solve_empties: u32,
     /// Conjugate-gradient iterations per phase (at most).
     pub iterations: usize,
+    /// A file caching the labelled samples: read if it exists (skipping WTHOR and self-play),
+    /// written after labelling otherwise.
+    pub samples_cache: Option<PathBuf>,
     /// Ridge strength: pseudo-observations pulling each weight towards its neighbour phase's.
     pub lambda: f64,
     /// Percentage of games held out for validation.
@@ -88,6 +91,7 @@ impl TrainOptions {
             wthor_solve_empties: 14,
             iterations: 60,
             lambda: 20.0,
+            samples_cache: None,
             validation_percent: 5,
         }
     }
@@ -667,6 +671,57 @@ pub fn fit(samples: &[Sample], opts: &TrainOptions) -> (Vec<i16>, Vec<PhaseRepor
     (weights, reports)
 }
 
+const SAMPLES_MAGIC: &[u8; 8] = b"FLANKSMP";
+
+/// Writes labelled samples to `path` (magic, sample count u64, WTHOR sample count u64, then
+/// per sample: player u64, opponent u64, label i8, game u32; little-endian).
+fn write_samples(path: &Path, samples: &[Sample], wthor_positions: usize) -> Result<()> {
+    let mut buf = Vec::with_capacity(24 + samples.len() * 21);
+    buf.extend_from_slice(SAMPLES_MAGIC);
+    buf.extend_from_slice(&(samples.len() as u64).to_le_bytes());
+    buf.extend_from_slice(&(wthor_positions as u64).to_le_bytes());
+    for s in samples {
+        buf.extend_from_slice(&s.board.player.to_le_bytes());
+        buf.extend_from_slice(&s.board.opponent.to_le_bytes());
+        buf.push(s.label as u8);
+        buf.extend_from_slice(&s.game.to_le_bytes());
+    }
+    std::fs::write(path, buf).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Reads samples written by [`write_samples`]; returns them and the WTHOR sample count.
+fn read_samples(path: &Path) -> Result<(Vec<Sample>, usize)> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bad = || anyhow::anyhow!("{} is not a flank samples file", path.display());
+    if bytes.len() < 24 || &bytes[..8] != SAMPLES_MAGIC {
+        return Err(bad());
+    }
+    let u64_at = |at: usize| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(a)
+    };
+    let n = u64_at(8) as usize;
+    let wthor = u64_at(16) as usize;
+    if bytes.len() != 24 + n.checked_mul(21).ok_or_else(bad)? || wthor > n {
+        return Err(bad());
+    }
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let at = 24 + 21 * i;
+        let board = Board::new(u64_at(at), u64_at(at + 8)).ok_or_else(bad)?;
+        let label = bytes[at + 16] as i8;
+        let game = u32::from_le_bytes([
+            bytes[at + 17],
+            bytes[at + 18],
+            bytes[at + 19],
+            bytes[at + 20],
+        ]);
+        out.push(Sample { board, label, game });
+    }
+    Ok((out, wthor))
+}
+
 /// What a training run produced.
 #[derive(Clone, Debug)]
 pub struct TrainSummary {
@@ -685,28 +740,58 @@ pub struct TrainSummary {
 /// Runs the whole pipeline and writes the weights file; prints the report on `out`.
 pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummary> {
     let start = Instant::now();
-    let (mut samples, wthor) = load_wthor(
-        &opts.data_dir.join("games/wthor"),
-        opts.wthor_games,
-        opts.wthor_solve_empties,
-    )?;
-    writeln!(
-        out,
-        "wthor: {} files, {} games, {} used, {} dropped, {} with final = theoretical score, {} positions",
-        wthor.files, wthor.games, wthor.used, wthor.bad, wthor.exact_tail, wthor.positions
-    )?;
-    let sp = selfplay(opts, wthor.used as u32)?;
-    writeln!(
-        out,
-        "self-play: {} games at depth {}, exact labels at <= {} empties, {} positions ({} s so far)",
-        opts.selfplay_games,
-        opts.selfplay_depth,
-        opts.solve_empties,
-        sp.len(),
-        start.elapsed().as_secs()
-    )?;
-    let selfplay_positions = sp.len();
-    samples.extend(sp);
+    let cached = match &opts.samples_cache {
+        Some(path) if path.exists() => Some(read_samples(path)?),
+        _ => None,
+    };
+    let (samples, wthor, selfplay_positions) = match cached {
+        Some((samples, wthor_positions)) => {
+            writeln!(
+                out,
+                "samples: {} labelled positions read from {} ({} from WTHOR)",
+                samples.len(),
+                opts.samples_cache
+                    .as_deref()
+                    .unwrap_or(Path::new(""))
+                    .display(),
+                wthor_positions
+            )?;
+            let wthor = WthorStats {
+                positions: wthor_positions,
+                ..WthorStats::default()
+            };
+            let sp = samples.len() - wthor_positions;
+            (samples, wthor, sp)
+        }
+        None => {
+            let (mut samples, wthor) = load_wthor(
+                &opts.data_dir.join("games/wthor"),
+                opts.wthor_games,
+                opts.wthor_solve_empties,
+            )?;
+            writeln!(
+                out,
+                "wthor: {} files, {} games, {} used, {} dropped, {} with final = theoretical score, {} positions",
+                wthor.files, wthor.games, wthor.used, wthor.bad, wthor.exact_tail, wthor.positions
+            )?;
+            let sp = selfplay(opts, wthor.used as u32)?;
+            writeln!(
+                out,
+                "self-play: {} games at depth {}, exact labels at <= {} empties, {} positions ({} s so far)",
+                opts.selfplay_games,
+                opts.selfplay_depth,
+                opts.solve_empties,
+                sp.len(),
+                start.elapsed().as_secs()
+            )?;
+            let selfplay_positions = sp.len();
+            samples.extend(sp);
+            if let Some(path) = &opts.samples_cache {
+                write_samples(path, &samples, wthor.positions)?;
+            }
+            (samples, wthor, selfplay_positions)
+        }
+    };
     let (w, phases) = fit(&samples, opts);
     let bytes = weights::encode(&w);
     if let Some(dir) = opts.out.parent()
