@@ -93,17 +93,20 @@ fn bad_weights_files_are_clear_errors() {
     let dir = std::env::temp_dir().join(format!("flank-eval-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.bin");
-    std::fs::write(&bad, b"FLANKEVL\x01\x00\x00\x00 not really weights").unwrap();
+    std::fs::write(
+        &bad,
+        b"FLANKEVL\x01\x00\x00\x00 these bytes are not really any weights",
+    )
+    .unwrap();
     let garbage = dir.join("garbage.bin");
     std::fs::write(&garbage, vec![7u8; 100]).unwrap();
-    let board = "---------------------------OX------XO--------------------------- X";
     for (path, reason) in [
         (dir.join("missing.bin"), "cannot read weights file"),
         (bad.clone(), "weights layout"),
         (garbage.clone(), "bad magic"),
     ] {
         let p = path.to_string_lossy().to_string();
-        let (code, out, err) = flank(&["solve", "--eval", &p, "--depth", "2", "-"], board);
+        let (code, out, err) = flank(&["solve", "--eval", &p, "--depth", "2", "-"], "");
         assert_eq!(code, 2, "{err}");
         assert!(out.is_empty());
         assert!(err.starts_with("flank: "), "{err}");
