@@ -54,6 +54,22 @@ pub fn data_file(rel: impl AsRef<Path>) -> Result<PathBuf, String> {
     find_in(&data_dirs(), &rel.as_ref().to_string_lossy())
 }
 
+/// The first of [`data_dirs`] that exists as a directory (for tools that read many files
+/// below it, like `flank train`).
+///
+/// Errors: none exists (the message lists the directories tried).
+pub fn data_root() -> Result<PathBuf, String> {
+    let dirs = data_dirs();
+    if let Some(d) = dirs.iter().find(|d| d.is_dir()) {
+        return Ok(d.clone());
+    }
+    let tried: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    Err(format!(
+        "shared data directory not found (tried {}; set FLANK_DATA to it)",
+        tried.join(", ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

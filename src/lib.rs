@@ -7,7 +7,10 @@
 //! - [`data`]: finding the shared data files (`$FLANK_DATA`).
 //! - [`game`]: a game record with colours, pass rules and undo.
 //! - [`perft`]: leaf counts of the game tree under both pass conventions.
-//! - [`eval`]: the hand-written midgame evaluation.
+//! - [`eval`]: the evaluation entry point: the trained pattern evaluation or the hand-written one.
+//! - [`pattern`]: pattern features and the trained pattern evaluator.
+//! - [`weights`]: the weights file format and the embedded default weights.
+//! - [`train`]: `flank train`, building the weights from WTHOR and self-play games.
 //! - [`tt`]: the lock-free transposition table shared by search threads.
 //! - [`midgame`]: iterative deepening PVS with aspiration windows.
 //! - [`endgame`]: the exact / WLD endgame solver.
@@ -35,11 +38,14 @@ pub mod gtp;
 pub mod level;
 pub mod matchplay;
 pub mod midgame;
+pub mod pattern;
 pub mod perft;
 pub mod solve;
 pub mod square;
 pub mod timeman;
+pub mod train;
 pub mod tt;
+pub mod weights;
 
 pub use board::{Board, Score};
 pub use format::{ParseError, Position};

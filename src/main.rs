@@ -1,4 +1,5 @@
-//! The `flank` binary: the clap command line (`gtp`, `solve`, `perft`, `bench`).
+//! The `flank` binary: the clap command line (`gtp`, `solve`, `perft`, `bench`, `train`, and the
+//! global `--eval`).
 //!
 //! Plain `flank` runs the GTP loop on stdin/stdout. Errors end the process with a one-line
 //! reason on stderr and exit status 2; `solve` exits 1 when any result disagrees with the
@@ -31,6 +32,16 @@ struct Cli {
     gtp: GtpArgs,
 }
 
+/// The `--eval` option of every command that searches.
+#[derive(Args, Debug, Clone, Default)]
+struct EvalArg {
+    /// Evaluation: `trained` (the built-in weights; the default except for `train`, whose
+    /// self-play uses `classic` by default), `classic` (hand-written) or the path of a weights
+    /// file written by `flank train`.
+    #[arg(long, value_name = "EVAL")]
+    eval: Option<String>,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Speak GTP on stdin/stdout (the default when no subcommand is given).
@@ -40,6 +51,9 @@ enum Command {
     Solve(SolveArgs),
     /// Count the leaves of the game tree from the start position.
     Perft(PerftArgs),
+    /// Train the pattern evaluation from WTHOR games ($FLANK_DATA/games/wthor) and self-play
+    /// games, and write the weights file.
+    Train(TrainArgs),
     /// Search a fixed set of positions on one thread and print the node total (the search
     /// fingerprint) and nodes/s.
     Bench(BenchArgs),
@@ -58,6 +72,8 @@ struct EngineArgs {
     /// Search threads.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
     threads: u64,
+    #[command(flatten)]
+    eval: EvalArg,
 }
 
 impl Default for EngineArgs {
@@ -65,6 +81,7 @@ impl Default for EngineArgs {
         EngineArgs {
             hash: 64,
             threads: 1,
+            eval: EvalArg::default(),
         }
     }
 }
@@ -135,6 +152,50 @@ struct BenchArgs {
     /// Transposition table size in MiB (part of the fingerprint).
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     hash: u64,
+    #[command(flatten)]
+    eval: EvalArg,
+}
+
+#[derive(Args, Debug)]
+struct TrainArgs {
+    #[command(flatten)]
+    eval: EvalArg,
+    /// A small, fast run (a WTHOR subset, few self-play games) for CI and tests.
+    #[arg(long)]
+    quick: bool,
+    /// Output weights file.
+    #[arg(long, default_value = "weights/flank-eval.bin")]
+    out: PathBuf,
+    /// Seed of the validation split, openings and random moves.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Self-play games (default: 4000, or 100 with --quick).
+    #[arg(long)]
+    games: Option<usize>,
+    /// Use at most this many WTHOR games (default: all, or 6000 with --quick).
+    #[arg(long)]
+    wthor_games: Option<usize>,
+    /// Solve self-play positions with at most this many empties exactly (default 16, or 12
+    /// with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=24))]
+    solve_empties: Option<u32>,
+    /// Solve WTHOR positions with at most this many empties exactly (default 14, or 10 with
+    /// --quick).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=23))]
+    wthor_solve_empties: Option<u32>,
+    /// Conjugate-gradient iterations per phase (default 60, or 30 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10000))]
+    iterations: Option<u64>,
+    /// Ridge strength (default 20).
+    #[arg(long)]
+    lambda: Option<f64>,
+    /// Cache of the labelled samples: read if it exists (skipping the WTHOR solving and the
+    /// self-play), written otherwise; for refitting with other settings.
+    #[arg(long)]
+    samples: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    jobs: Option<u64>,
 }
 
 #[derive(Args, Debug)]
@@ -277,7 +338,23 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
-    match cli.command.unwrap_or(Command::Gtp(cli.gtp)) {
+    let command = cli.command.unwrap_or(Command::Gtp(cli.gtp));
+    // The evaluator is process-wide and chosen before any search. `train` plays its self-play
+    // games with the classic evaluation unless told otherwise, so that retraining does not
+    // depend on earlier weights.
+    let spec = match &command {
+        Command::Gtp(a) => a.engine.eval.eval.clone(),
+        Command::Solve(a) => a.engine.eval.eval.clone(),
+        Command::Bench(a) => a.eval.eval.clone(),
+        Command::Train(a) => Some(a.eval.eval.clone().unwrap_or_else(|| "classic".into())),
+        Command::Perft(_) | Command::Match(_) => None,
+    };
+    if let Some(spec) = spec {
+        let e = flank::eval::Evaluator::from_spec(&spec)?;
+        // Nothing has evaluated yet, so this cannot fail; ignore it if it somehow did.
+        let _ = flank::eval::set_evaluator(e);
+    }
+    match command {
         Command::Gtp(args) => run_gtp(args),
         Command::Solve(args) => run_solve_cmd(args),
         Command::Perft(args) => {
@@ -302,7 +379,50 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Bench(args) => run_bench(args),
         Command::Match(args) => run_match_cmd(args),
+        Command::Train(args) => run_train(args),
     }
+}
+
+fn run_train(args: TrainArgs) -> Result<ExitCode> {
+    let data = flank::data::data_root().map_err(anyhow::Error::msg)?;
+    let mut opts = if args.quick {
+        flank::train::TrainOptions::quick(data, args.out)
+    } else {
+        flank::train::TrainOptions::full(data, args.out)
+    };
+    opts.seed = args.seed;
+    if let Some(g) = args.games {
+        opts.selfplay_games = g;
+    }
+    opts.samples_cache = args.samples;
+    if let Some(i) = args.iterations {
+        opts.iterations = i as usize;
+    }
+    if let Some(l) = args.lambda {
+        if !(l.is_finite() && l > 0.0) {
+            anyhow::bail!("--lambda must be a positive number");
+        }
+        opts.lambda = l;
+    }
+    if let Some(e) = args.solve_empties {
+        opts.solve_empties = e;
+    }
+    if let Some(e) = args.wthor_solve_empties {
+        opts.wthor_solve_empties = e;
+    }
+    if args.wthor_games.is_some() {
+        opts.wthor_games = args.wthor_games;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0) as usize)
+        .build()
+        .context("cannot start worker threads")?;
+    pool.install(|| {
+        let mut out = io::stdout();
+        flank::train::run_train(&opts, &mut out)?;
+        out.flush().context("cannot write the report")
+    })?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_gtp(args: GtpArgs) -> Result<ExitCode> {

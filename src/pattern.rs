@@ -1,0 +1,384 @@
+//! Pattern features of the trained evaluation: the pattern groups, their symmetric instances,
+//! ternary indices read from bitboards, the global features, and the feature layout shared by
+//! [`crate::weights`], [`crate::train`] and the evaluator in [`crate::eval`].
+//!
+//! The design follows Buro's Logistello ("Experiments with Multi-ProbCut and a New High-Quality
+//! Evaluation Function for Othello", 1997) and Edax: the value of a position is a sum of table
+//! weights, one per pattern instance, indexed by the ternary contents (empty 0, side to move 1,
+//! opponent 2) of the instance's squares, plus a few global features, with one weight set per
+//! game phase. Every group's instances are its images under the 8 board symmetries
+//! ([`Symmetry`]) and share one table; an instance that maps onto itself (a diagonal, an edge)
+//! has its indices folded to one canonical index ([`Layout`]), so the evaluation is exactly
+//! invariant under the 8 symmetries and the 8-fold augmentation of the training set is built
+//! into the features.
+//!
+//! Features per position ([`FEATURES_PER_POSITION`] = 52): 46 pattern instances (corner 3×3 ×4,
+//! corner 2×5 ×8, edge + 2 X-squares ×4, rows/columns 2, 3, 4 ×4 each, diagonals of length 8 ×2
+//! and of lengths 7, 6, 5, 4 ×4 each), the mobility of each side, the potential mobility
+//! (empties next to the other side's discs) of each side, parity (empties mod 2 and the
+//! number of quadrants with an odd number of empties), and a bias.
+
+use once_cell::sync::Lazy;
+
+use crate::board::{Board, Symmetry, get_moves, neighbours};
+
+/// Number of game phases; a position's phase is [`phase`] of its empties.
+pub const NUM_PHASES: usize = 15;
+/// Empties per phase bucket.
+pub const PHASE_WIDTH: u32 = 4;
+/// Pattern instances per position.
+pub const PATTERN_INSTANCES: usize = 46;
+/// Features per position: the pattern instances plus 6 global features.
+pub const FEATURES_PER_POSITION: usize = PATTERN_INSTANCES + 6;
+
+/// Mobility values are capped at this (a table of `MOBILITY_CAP + 1` weights per side).
+pub const MOBILITY_CAP: u32 = 35;
+/// Potential mobility values are capped at this.
+pub const POTENTIAL_CAP: u32 = 47;
+/// Parity table size: 2 (empties mod 2) × 5 (odd quadrants 0–4).
+const PARITY_SIZE: u32 = 10;
+
+/// The phase (0…[`NUM_PHASES`]−1) of a position with `empties` empty squares.
+#[inline]
+pub fn phase(empties: u32) -> usize {
+    (empties.min(PHASE_WIDTH * NUM_PHASES as u32 - 1) / PHASE_WIDTH) as usize
+}
+
+/// Pattern groups: a name and the ordered base squares (0 = a1 … 63 = h8). Digit k of an
+/// instance's ternary index is the contents of its k-th square.
+const GROUPS: [(&str, &[u8]); 11] = [
+    ("corner3x3", &[0, 1, 2, 8, 9, 10, 16, 17, 18]),
+    ("corner2x5", &[0, 1, 2, 3, 4, 8, 9, 10, 11, 12]),
+    ("edge+2x", &[0, 1, 2, 3, 4, 5, 6, 7, 9, 14]),
+    ("row2", &[8, 9, 10, 11, 12, 13, 14, 15]),
+    ("row3", &[16, 17, 18, 19, 20, 21, 22, 23]),
+    ("row4", &[24, 25, 26, 27, 28, 29, 30, 31]),
+    ("diag8", &[0, 9, 18, 27, 36, 45, 54, 63]),
+    ("diag7", &[1, 10, 19, 28, 37, 46, 55]),
+    ("diag6", &[2, 11, 20, 29, 38, 47]),
+    ("diag5", &[3, 12, 21, 30, 39]),
+    ("diag4", &[4, 13, 22, 31]),
+];
+
+/// One pattern group with its instances and index folding.
+#[derive(Debug)]
+pub struct Group {
+    /// Short name (`corner3x3`, `diag5`, …).
+    pub name: &'static str,
+    /// Base squares, digit order.
+    pub squares: &'static [u8],
+    /// Indices into [`Symmetry::ALL`]: instance i is the base pattern read from the board
+    /// transformed by `syms[i]`.
+    pub syms: Vec<usize>,
+    /// First raw index of this group in a phase's raw table.
+    pub raw_offset: u32,
+    /// First compact feature id of this group.
+    pub compact_offset: u32,
+    /// Number of distinct (canonical) indices.
+    pub compact_len: u32,
+}
+
+/// The feature layout: groups, raw table size (3^n per group, plus globals) and the fold from
+/// raw indices to compact feature ids (shared by symmetric indices).
+#[derive(Debug)]
+pub struct Layout {
+    /// The pattern groups, in [`GROUPS`] order.
+    pub groups: Vec<Group>,
+    /// Raw indices per phase: Σ 3^n over groups plus the global tables.
+    pub raw_len: usize,
+    /// Compact feature ids per phase.
+    pub compact_len: usize,
+    /// Raw index → compact feature id.
+    pub raw_to_compact: Vec<u32>,
+    /// Raw index of the first global table (mobility of the side to move).
+    pub global_raw: u32,
+}
+
+/// Raw-index offsets of the global tables relative to [`Layout::global_raw`].
+const MOB_P: u32 = 0;
+const MOB_O: u32 = MOB_P + MOBILITY_CAP + 1;
+const POT_P: u32 = MOB_O + MOBILITY_CAP + 1;
+const POT_O: u32 = POT_P + POTENTIAL_CAP + 1;
+const PARITY: u32 = POT_O + POTENTIAL_CAP + 1;
+const BIAS: u32 = PARITY + PARITY_SIZE;
+const GLOBAL_LEN: u32 = BIAS + 1;
+
+fn pow3(n: usize) -> u32 {
+    3u32.pow(n as u32)
+}
+
+/// The set of squares (as a bitboard) that instance `sym` of `squares` reads: the squares that
+/// the symmetry maps onto the base squares.
+fn instance_set(squares: &[u8], sym: Symmetry) -> u64 {
+    (0..64u32)
+        .filter(|&sq| {
+            let img = sym.apply(1u64 << sq).trailing_zeros() as u8;
+            squares.contains(&img)
+        })
+        .fold(0, |m, sq| m | (1u64 << sq))
+}
+
+impl Layout {
+    fn build() -> Layout {
+        let mut groups = Vec::new();
+        let mut raw_to_compact = Vec::new();
+        let mut raw_offset = 0u32;
+        let mut compact_offset = 0u32;
+        for (name, squares) in GROUPS {
+            let base = instance_set(squares, Symmetry::Identity);
+            // Instances: symmetries giving distinct square sets.
+            let mut sets: Vec<u64> = Vec::new();
+            let mut syms = Vec::new();
+            // Stabiliser permutations: digit k of the reading under s is digit perm[k] of the
+            // reading of the untransformed board.
+            let mut perms: Vec<Vec<usize>> = Vec::new();
+            for (i, &s) in Symmetry::ALL.iter().enumerate() {
+                let set = instance_set(squares, s);
+                if !sets.contains(&set) {
+                    sets.push(set);
+                    syms.push(i);
+                }
+                if set == base {
+                    // Reading board s(b) at squares[k] reads b at s⁻¹(squares[k]).
+                    let perm = squares
+                        .iter()
+                        .map(|&q| {
+                            let pre = (0..64u8)
+                                .find(|&x| s.apply(1u64 << x) == 1u64 << q)
+                                .unwrap_or(q);
+                            squares.iter().position(|&y| y == pre).unwrap_or(0)
+                        })
+                        .collect();
+                    perms.push(perm);
+                }
+            }
+            let n = squares.len();
+            let size = pow3(n);
+            let mut canon_to_id = std::collections::HashMap::new();
+            let mut ids = Vec::with_capacity(size as usize);
+            for idx in 0..size {
+                let digits: Vec<u32> = (0..n).map(|k| idx / pow3(k) % 3).collect();
+                let canon = perms
+                    .iter()
+                    .map(|perm| (0..n).map(|k| digits[perm[k]] * pow3(k)).sum::<u32>())
+                    .min()
+                    .unwrap_or(idx);
+                let next = canon_to_id.len() as u32;
+                let id = *canon_to_id.entry(canon).or_insert(next);
+                ids.push(compact_offset + id);
+            }
+            raw_to_compact.extend(ids);
+            let compact_len = canon_to_id.len() as u32;
+            groups.push(Group {
+                name,
+                squares,
+                syms,
+                raw_offset,
+                compact_offset,
+                compact_len,
+            });
+            raw_offset += size;
+            compact_offset += compact_len;
+        }
+        let global_raw = raw_offset;
+        for i in 0..GLOBAL_LEN {
+            raw_to_compact.push(compact_offset + i);
+        }
+        Layout {
+            groups,
+            raw_len: (raw_offset + GLOBAL_LEN) as usize,
+            compact_len: (compact_offset + GLOBAL_LEN) as usize,
+            raw_to_compact,
+            global_raw,
+        }
+    }
+}
+
+/// The feature layout, built on first use (a few ms).
+pub static LAYOUT: Lazy<Layout> = Lazy::new(Layout::build);
+
+/// `TERNARY[b]` is the base-3 number whose digits are the bits of `b` (b < 1024).
+static TERNARY: Lazy<[u32; 1024]> = Lazy::new(|| {
+    let mut t = [0u32; 1024];
+    for (b, v) in t.iter_mut().enumerate() {
+        *v = (0..10).filter(|k| b >> k & 1 == 1).map(pow3).sum();
+    }
+    t
+});
+
+/// Packs the bits of `x` at the base squares of group `g` into bit k = square k (the fast
+/// path of [`gather_slow`]; tests check that they agree).
+#[inline(always)]
+fn gather(g: usize, x: u64) -> u32 {
+    const DIAG: u64 = 0x8040_2010_0804_0201;
+    const SPREAD: u64 = 0x0101_0101_0101_0101;
+    (match g {
+        0 => (x & 7) | ((x >> 5) & 0x38) | ((x >> 10) & 0x1C0),
+        1 => (x & 0x1F) | ((x >> 3) & 0x3E0),
+        2 => (x & 0xFF) | ((x >> 1) & 0x100) | ((x >> 5) & 0x200),
+        3 => (x >> 8) & 0xFF,
+        4 => (x >> 16) & 0xFF,
+        5 => (x >> 24) & 0xFF,
+        6 => ((x & DIAG).wrapping_mul(SPREAD)) >> 56,
+        7 => (((x >> 1) & (DIAG >> 9)).wrapping_mul(SPREAD)) >> 56,
+        8 => (((x >> 2) & (DIAG >> 18)).wrapping_mul(SPREAD)) >> 56,
+        9 => (((x >> 3) & (DIAG >> 27)).wrapping_mul(SPREAD)) >> 56,
+        _ => (((x >> 4) & (DIAG >> 36)).wrapping_mul(SPREAD)) >> 56,
+    }) as u32
+}
+
+/// Reference version of [`gather`]: a loop over the group's squares.
+pub fn gather_slow(g: usize, x: u64) -> u32 {
+    GROUPS[g]
+        .1
+        .iter()
+        .enumerate()
+        .map(|(k, &sq)| ((x >> sq) as u32 & 1) << k)
+        .sum()
+}
+
+/// Fast gather for group `g` (exposed for the test that checks it against [`gather_slow`]).
+pub fn gather_fast(g: usize, x: u64) -> u32 {
+    gather(g, x)
+}
+
+/// Writes the raw table indices (into one phase's table of [`Layout::raw_len`] weights) of all
+/// [`FEATURES_PER_POSITION`] features of `b` into `out`.
+#[inline]
+pub fn raw_indices(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
+    let layout = &*LAYOUT;
+    let tern = &*TERNARY;
+    let (p, o) = (b.player, b.opponent);
+    let mut sp = [0u64; 8];
+    let mut so = [0u64; 8];
+    for (i, s) in Symmetry::ALL.iter().enumerate() {
+        sp[i] = s.apply(p);
+        so[i] = s.apply(o);
+    }
+    let mut n = 0;
+    for (g, group) in layout.groups.iter().enumerate() {
+        for &s in &group.syms {
+            let idx = tern[gather(g, sp[s]) as usize] + 2 * tern[gather(g, so[s]) as usize];
+            out[n] = group.raw_offset + idx;
+            n += 1;
+        }
+    }
+    let empty = !(p | o);
+    let mp = get_moves(p, o).count_ones().min(MOBILITY_CAP);
+    let mo = get_moves(o, p).count_ones().min(MOBILITY_CAP);
+    let pp = (neighbours(o) & empty).count_ones().min(POTENTIAL_CAP);
+    let po = (neighbours(p) & empty).count_ones().min(POTENTIAL_CAP);
+    const QUADRANTS: [u64; 4] = [
+        0x0000_0000_0F0F_0F0F,
+        0x0000_0000_F0F0_F0F0,
+        0x0F0F_0F0F_0000_0000,
+        0xF0F0_F0F0_0000_0000,
+    ];
+    let odd = QUADRANTS
+        .iter()
+        .filter(|&&q| (empty & q).count_ones() & 1 == 1)
+        .count() as u32;
+    let g0 = layout.global_raw;
+    out[PATTERN_INSTANCES] = g0 + MOB_P + mp;
+    out[PATTERN_INSTANCES + 1] = g0 + MOB_O + mo;
+    out[PATTERN_INSTANCES + 2] = g0 + POT_P + pp;
+    out[PATTERN_INSTANCES + 3] = g0 + POT_O + po;
+    out[PATTERN_INSTANCES + 4] = g0 + PARITY + (empty.count_ones() & 1) * 5 + odd;
+    out[PATTERN_INSTANCES + 5] = g0 + BIAS;
+}
+
+/// Writes the compact feature ids of `b` (see [`Layout::raw_to_compact`]) into `out`.
+pub fn compact_features(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
+    raw_indices(b, out);
+    let map = &LAYOUT.raw_to_compact;
+    for x in out.iter_mut() {
+        *x = map[*x as usize];
+    }
+}
+
+/// Fixed-point scale of the weights: a weight of [`SCALE`] is one disc.
+pub const SCALE: i32 = 64;
+
+/// A trained pattern evaluator: weights expanded to raw indices, one table per phase.
+#[derive(Clone, Debug)]
+pub struct PatternEval {
+    /// `NUM_PHASES × raw_len` weights in 1/[`SCALE`] discs, phase-major.
+    raw: Vec<i16>,
+    raw_len: usize,
+}
+
+impl PatternEval {
+    /// Builds an evaluator from compact weights: `compact[phase * compact_len + id]`, in
+    /// 1/[`SCALE`] discs. `None` if the length is not `NUM_PHASES × Layout::compact_len`.
+    pub fn from_compact(compact: &[i16]) -> Option<PatternEval> {
+        let layout = &*LAYOUT;
+        let cl = layout.compact_len;
+        if compact.len() != NUM_PHASES * cl {
+            return None;
+        }
+        let mut raw = Vec::with_capacity(NUM_PHASES * layout.raw_len);
+        for ph in 0..NUM_PHASES {
+            let w = &compact[ph * cl..(ph + 1) * cl];
+            raw.extend(layout.raw_to_compact.iter().map(|&c| w[c as usize]));
+        }
+        Some(PatternEval {
+            raw,
+            raw_len: layout.raw_len,
+        })
+    }
+
+    /// The evaluation of `b` for the side to move in 1/[`SCALE`] discs (not clamped).
+    #[inline]
+    pub fn evaluate_fine(&self, b: &Board) -> i32 {
+        let mut idx = [0u32; FEATURES_PER_POSITION];
+        raw_indices(b, &mut idx);
+        let ph = phase(b.empties());
+        let w = &self.raw[ph * self.raw_len..(ph + 1) * self.raw_len];
+        idx.iter().map(|&i| w[i as usize] as i32).sum()
+    }
+
+    /// The evaluation of `b` for the side to move in discs, rounded to nearest and clamped to
+    /// −63…63 (a decisive final score of ±64 stays better than any estimate).
+    #[inline]
+    pub fn evaluate(&self, b: &Board) -> i32 {
+        let v = self.evaluate_fine(b);
+        ((v + SCALE / 2).div_euclid(SCALE)).clamp(-63, 63)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_counts() {
+        let l = &*LAYOUT;
+        let inst: usize = l.groups.iter().map(|g| g.syms.len()).sum();
+        assert_eq!(inst, PATTERN_INSTANCES);
+        let per: Vec<usize> = l.groups.iter().map(|g| g.syms.len()).collect();
+        assert_eq!(per, vec![4, 8, 4, 4, 4, 4, 2, 4, 4, 4, 4]);
+        // The 3×3 corner folds under the diagonal mirror: (3^9 + 3^6) / 2 classes.
+        assert_eq!(l.groups[0].compact_len, (19683 + 729) / 2);
+        // The 2×5 corner has no self-symmetry.
+        assert_eq!(l.groups[1].compact_len, 59049);
+        // A row folds under the mirror: (3^8 + 3^4) / 2.
+        assert_eq!(l.groups[3].compact_len, (6561 + 81) / 2);
+    }
+
+    #[test]
+    fn gather_matches_reference() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for g in 0..GROUPS.len() {
+                assert_eq!(
+                    gather_fast(g, x),
+                    gather_slow(g, x),
+                    "group {g} board {x:#x}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,838 @@
+//! `flank train`: builds the pattern weights from WTHOR games and flank's own self-play games.
+//!
+//! Pipeline ([`run_train`]):
+//! 1. **WTHOR** ([`load_wthor`]): every `.wtb` file under `$FLANK_DATA/games/wthor` is read
+//!    with the `wthor` crate and replayed. Each game records the perfect-play score from 24
+//!    empties (the "theoretical score"). Positions with ≥ 24 empties are labelled with it (the
+//!    standard approximation: the score the game would end with if both sides played
+//!    perfectly from 24 empties on); positions with < 24 empties are labelled with it only
+//!    when the game's actual final score equals it (then nobody erred after 24 empties, so it
+//!    is the exact value of those positions), and dropped otherwise.
+//! 2. **Self-play** ([`selfplay`]): games from XOT openings (`openings/xot_large.txt`; random
+//!    8-ply openings if missing) played by flank at a fixed depth with the active evaluator
+//!    (`flank train` uses the classic one unless `--eval` says otherwise), with 10 % random
+//!    moves. At [`TrainOptions::solve_empties`] and below every position is solved exactly
+//!    by flank's solver (its label is its exact score); earlier positions get the exact score
+//!    of the first solved position (as WTHOR's theoretical score).
+//! 3. **Fit** ([`fit`]): per phase, regularised least squares on the compact features of
+//!    [`crate::pattern`] (ridge towards the neighbouring phase's weights, which smooths across
+//!    phases), solved by Jacobi-preconditioned conjugate gradients on the normal equations,
+//!    with the samples of the phase's 4 empties plus 2 empties either side; rayon over fixed
+//!    sample chunks, summed in a fixed order, so the result does not depend on the thread
+//!    count. 8-fold symmetry augmentation is implicit: the features of a position and of its
+//!    7 symmetric images are the same multiset. A held-out validation split (by game) is
+//!    evaluated per phase with the quantised weights exactly as the search sees them.
+//!
+//! Everything is deterministic from [`TrainOptions::seed`].
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+
+use crate::board::{Board, Score};
+use crate::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
+use crate::eval::classic;
+use crate::format::{Position, parse_transcript};
+use crate::pattern::{
+    FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, PatternEval, SCALE, compact_features,
+    phase,
+};
+use crate::square::{Color, Move, Square};
+use crate::weights;
+
+/// Settings of a training run.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    /// The shared data directory (`$FLANK_DATA`).
+    pub data_dir: PathBuf,
+    /// Where the weights file is written.
+    pub out: PathBuf,
+    /// Seed of every random choice (split, openings, random moves).
+    pub seed: u64,
+    /// Use at most this many WTHOR games (an evenly spaced subset); `None` = all.
+    pub wthor_games: Option<usize>,
+    /// Self-play games to play.
+    pub selfplay_games: usize,
+    /// Midgame search depth of the self-play moves, in plies.
+    pub selfplay_depth: u32,
+    /// Self-play positions with at most this many empties are solved exactly.
+    pub solve_empties: u32,
+    /// WTHOR positions with at most this many empties are solved exactly (unless the game's
+    /// final score already equals its theoretical score).
+    pub wthor_solve_empties: u32,
+    /// Conjugate-gradient iterations per phase (at most).
+    pub iterations: usize,
+    /// A file caching the labelled samples: read if it exists (skipping WTHOR and self-play),
+    /// written after labelling otherwise.
+    pub samples_cache: Option<PathBuf>,
+    /// Ridge strength: pseudo-observations pulling each weight towards its neighbour phase's.
+    pub lambda: f64,
+    /// Percentage of games held out for validation.
+    pub validation_percent: u64,
+}
+
+impl TrainOptions {
+    /// The full run (all WTHOR games, 4,000 self-play games).
+    pub fn full(data_dir: PathBuf, out: PathBuf) -> TrainOptions {
+        TrainOptions {
+            data_dir,
+            out,
+            seed: 1,
+            wthor_games: None,
+            selfplay_games: 4000,
+            selfplay_depth: 4,
+            solve_empties: 16,
+            wthor_solve_empties: 14,
+            iterations: 60,
+            lambda: 20.0,
+            samples_cache: None,
+            validation_percent: 5,
+        }
+    }
+
+    /// `--quick`: a small subset for CI and tests (well under 2 minutes on 2 cores).
+    pub fn quick(data_dir: PathBuf, out: PathBuf) -> TrainOptions {
+        TrainOptions {
+            wthor_games: Some(6000),
+            selfplay_games: 100,
+            selfplay_depth: 2,
+            solve_empties: 12,
+            wthor_solve_empties: 10,
+            iterations: 30,
+            ..TrainOptions::full(data_dir, out)
+        }
+    }
+}
+
+/// One labelled training position.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    /// The position, side to move's view.
+    pub board: Board,
+    /// Target: final disc difference for the side to move under (approximately) perfect play.
+    pub label: i8,
+    /// Game number (WTHOR games first, then self-play), for the validation split.
+    pub game: u32,
+}
+
+/// Counts from reading WTHOR.
+#[derive(Clone, Debug, Default)]
+pub struct WthorStats {
+    /// `.wtb` files read.
+    pub files: usize,
+    /// Games in those files.
+    pub games: usize,
+    /// Games used (after the subset).
+    pub used: usize,
+    /// Games dropped: an illegal move, or a theoretical score out of range.
+    pub bad: usize,
+    /// Games whose final score equals the theoretical score.
+    pub exact_tail: usize,
+    /// Labelled positions.
+    pub positions: usize,
+}
+
+fn bar(len: u64, what: &str) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template("{msg:>10} [{bar:40}] {pos}/{len} {elapsed}<{eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb.set_message(what.to_string());
+    pb
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// Replays one WTHOR game. Returns the positions before each move (passes inserted as
+/// needed) and black's final disc difference if the game ran to its end; `None` if a move is
+/// illegal.
+pub fn replay_wthor(
+    moves: &[wthor::game_archive::Position],
+) -> Option<(Vec<Position>, Option<Score>)> {
+    let mut pos = Position::start();
+    let mut out = Vec::with_capacity(60);
+    for m in moves {
+        if m.rank > 7 || m.file > 7 {
+            return None;
+        }
+        if !pos.board.has_moves() {
+            if pos.board.is_game_over() {
+                return None;
+            }
+            pos = pos.play(Move::Pass)?;
+        }
+        out.push(pos);
+        pos = pos.play(Move::Play(Square::from_index(m.rank * 8 + m.file)))?;
+    }
+    let fin = pos
+        .board
+        .is_game_over()
+        .then(|| black_view(pos.side, pos.board.final_score()));
+    Some((out, fin))
+}
+
+fn black_view(side: Color, score: Score) -> Score {
+    match side {
+        Color::Black => score,
+        Color::White => -score,
+    }
+}
+
+/// The `.wtb` files of `dir`, sorted by name.
+pub fn wthor_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read WTHOR directory {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("wtb")))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        bail!("no .wtb files in {}", dir.display());
+    }
+    Ok(files)
+}
+
+/// Reads and labels WTHOR games (see the module header). `limit` keeps an evenly spaced
+/// subset of that many games. Game numbers start at 0.
+pub fn load_wthor(
+    dir: &Path,
+    limit: Option<usize>,
+    solve_empties: u32,
+) -> Result<(Vec<Sample>, WthorStats)> {
+    let files = wthor_files(dir)?;
+    let mut games = Vec::new();
+    let pb = bar(files.len() as u64, "wthor");
+    for f in &files {
+        let bytes = std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?;
+        let archive = wthor::parse::<wthor::game_archive::GameArchive>(&bytes)
+            .map_err(|e| anyhow::anyhow!("bad WTHOR file {}: {e:?}", f.display()))?;
+        games.extend(archive.games);
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let mut stats = WthorStats {
+        files: files.len(),
+        games: games.len(),
+        ..WthorStats::default()
+    };
+    if let Some(n) = limit
+        && n < games.len()
+    {
+        let step = games.len() as f64 / n as f64;
+        games = (0..n)
+            .map(|i| games[(i as f64 * step) as usize].clone())
+            .collect();
+    }
+    stats.used = games.len();
+    let pb = bar(games.len() as u64, "wthor");
+    let per_game: Vec<Option<(Vec<Sample>, bool)>> = games
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || {
+                Engine::new(EngineConfig {
+                    hash_mb: 8,
+                    threads: 1,
+                })
+            },
+            |engine, (gi, g)| {
+                pb.inc(1);
+                label_wthor_game(engine, g, gi as u32, solve_empties)
+            },
+        )
+        .collect();
+    pb.finish_and_clear();
+    let mut samples = Vec::new();
+    for r in per_game {
+        match r {
+            None => stats.bad += 1,
+            Some((s, tail)) => {
+                stats.exact_tail += tail as usize;
+                samples.extend(s);
+            }
+        }
+    }
+    stats.positions = samples.len();
+    Ok((samples, stats))
+}
+
+/// Labels the positions of one WTHOR game (see the module header): `None` if the game is
+/// unusable. Also says whether the final score equals the theoretical score.
+fn label_wthor_game(
+    engine: &mut Engine,
+    g: &wthor::game_archive::Game,
+    game: u32,
+    solve_empties: u32,
+) -> Option<(Vec<Sample>, bool)> {
+    if g.theoretical_score > 64 {
+        return None;
+    }
+    let t = 2 * g.theoretical_score as Score - 64;
+    let (positions, fin) = replay_wthor(&g.moves)?;
+    let exact_tail = fin == Some(t);
+    engine.new_game();
+    let exact = SearchLimits {
+        mode: SolveMode::Exact,
+        ..SearchLimits::default()
+    };
+    // Exact scores (black's view) of the positions with few empties.
+    let solved: Vec<Option<Score>> = positions
+        .iter()
+        .map(|p| {
+            (p.board.empties() <= solve_empties && !exact_tail).then(|| {
+                let r = engine.search(&p.board, &exact, &mut |_| {});
+                black_view(p.side, r.score)
+            })
+        })
+        .collect();
+    let anchor = solved.iter().flatten().next().copied();
+    let samples = positions
+        .iter()
+        .zip(&solved)
+        .map(|(p, s)| {
+            let e = p.board.empties();
+            let black = match (s, anchor) {
+                (Some(v), _) => *v,
+                _ if e >= 24 || exact_tail => t,
+                // Between the anchors: interpolate by empties.
+                (None, Some(a)) => {
+                    let span = (24 - solve_empties) as i32;
+                    let k = e as i32 - solve_empties as i32;
+                    a + ((t - a) * k + span / 2) / span
+                }
+                (None, None) => t,
+            };
+            Sample {
+                board: p.board,
+                label: black_view(p.side, black) as i8,
+                game,
+            }
+        })
+        .collect();
+    Some((samples, exact_tail))
+}
+
+/// Reads XOT openings (one transcript per line) from `path`, or `None` if it is missing.
+pub fn load_openings(path: &Path) -> Result<Option<Vec<Position>>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(_) => return Ok(None),
+    };
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (_, pos) = parse_transcript(line)
+            .with_context(|| format!("{}:{}: bad opening", path.display(), i + 1))?;
+        out.push(pos);
+    }
+    Ok(Some(out))
+}
+
+fn random_opening(rng: &mut StdRng) -> Position {
+    let mut pos = Position::start();
+    for _ in 0..8 {
+        let moves: Vec<Square> = pos.board.legal_moves().collect();
+        if moves.is_empty() {
+            break;
+        }
+        let m = moves[rng.gen_range(0..moves.len())];
+        pos = pos.play(Move::Play(m)).unwrap_or(pos);
+    }
+    pos
+}
+
+/// Plays and labels one self-play game (see the module header) with `engine`.
+fn selfplay_game(
+    engine: &mut Engine,
+    opts: &TrainOptions,
+    openings: Option<&[Position]>,
+    index: usize,
+    game: u32,
+) -> Vec<Sample> {
+    engine.new_game();
+    let mut rng = StdRng::seed_from_u64(splitmix(opts.seed ^ splitmix(index as u64)));
+    let mut pos = match openings {
+        Some(o) if !o.is_empty() => o[rng.gen_range(0..o.len())],
+        _ => random_opening(&mut rng),
+    };
+    let mut early: Vec<Position> = Vec::new();
+    let mut out = Vec::new();
+    let mut anchor: Option<Score> = None; // black's view, first solved position
+    while !pos.board.is_game_over() {
+        if !pos.board.has_moves() {
+            pos = pos.play(Move::Pass).unwrap_or(pos);
+            continue;
+        }
+        let moves: Vec<Square> = pos.board.legal_moves().collect();
+        let random = rng.gen_bool(0.1);
+        let best = if pos.board.empties() <= opts.solve_empties {
+            let limits = SearchLimits {
+                mode: SolveMode::Exact,
+                ..SearchLimits::default()
+            };
+            let r = engine.search(&pos.board, &limits, &mut |_| {});
+            if r.exact {
+                anchor.get_or_insert(black_view(pos.side, r.score));
+                out.push(Sample {
+                    board: pos.board,
+                    label: r.score as i8,
+                    game,
+                });
+            }
+            r.best
+        } else {
+            early.push(pos);
+            if random {
+                Move::Play(moves[0])
+            } else {
+                let limits = SearchLimits {
+                    mode: SolveMode::Midgame,
+                    depth: Some(opts.selfplay_depth),
+                    ..SearchLimits::default()
+                };
+                engine.search(&pos.board, &limits, &mut |_| {}).best
+            }
+        };
+        let mv = if random {
+            Move::Play(moves[rng.gen_range(0..moves.len())])
+        } else {
+            best
+        };
+        pos = match pos.play(mv) {
+            Some(p) => p,
+            None => break,
+        };
+    }
+    if let Some(a) = anchor {
+        out.extend(early.iter().map(|p| Sample {
+            board: p.board,
+            label: black_view(p.side, a) as i8,
+            game,
+        }));
+    }
+    out
+}
+
+/// Plays `opts.selfplay_games` labelled self-play games in parallel (one engine with an
+/// 8 MiB TT per worker, cleared before each game, so each game is deterministic). Game
+/// numbers start at `first_game`.
+pub fn selfplay(opts: &TrainOptions, first_game: u32) -> Result<Vec<Sample>> {
+    let openings = load_openings(&opts.data_dir.join("openings/xot_large.txt"))?;
+    let pb = bar(opts.selfplay_games as u64, "self-play");
+    let games: Vec<Vec<Sample>> = (0..opts.selfplay_games)
+        .into_par_iter()
+        .map_init(
+            || {
+                Engine::new(EngineConfig {
+                    hash_mb: 8,
+                    threads: 1,
+                })
+            },
+            |engine, i| {
+                let s = selfplay_game(engine, opts, openings.as_deref(), i, first_game + i as u32);
+                pb.inc(1);
+                s
+            },
+        )
+        .collect();
+    pb.finish_and_clear();
+    Ok(games.into_iter().flatten().collect())
+}
+
+/// Fit quality of one phase, in discs.
+#[derive(Clone, Debug)]
+pub struct PhaseReport {
+    /// Phase number.
+    pub phase: usize,
+    /// Empties covered (inclusive range).
+    pub empties: (u32, u32),
+    /// Training samples (phase window, training games).
+    pub train: usize,
+    /// Validation samples (phase bucket, held-out games).
+    pub valid: usize,
+    /// Root mean square error on the training samples (unquantised weights).
+    pub train_rmse: f64,
+    /// Mean absolute error of the quantised, rounded evaluation on the validation samples.
+    pub valid_mae: f64,
+    /// Root mean square error of the same.
+    pub valid_rmse: f64,
+    /// Mean absolute error of the classic evaluation on the validation samples, for scale.
+    pub classic_mae: f64,
+}
+
+/// Fixed number of sample chunks per pass (the reduction order does not depend on threads).
+const CHUNKS: usize = 16;
+
+type Feats = [u32; FEATURES_PER_POSITION];
+
+/// Σ over chunks of per-chunk vectors, in chunk order: `Aᵀ (A p)` (or `Aᵀ v` with `v` given).
+fn ata(feats: &[Feats], p: &[f64], v: Option<&[f64]>, n: usize) -> Vec<f64> {
+    let size = feats.len().div_ceil(CHUNKS).max(1);
+    let parts: Vec<Vec<f64>> = feats
+        .par_chunks(size)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut q = vec![0.0; n];
+            for (j, f) in chunk.iter().enumerate() {
+                let s = match v {
+                    Some(v) => v[c * size + j],
+                    None => f.iter().map(|&i| p[i as usize]).sum(),
+                };
+                for &i in f {
+                    q[i as usize] += s;
+                }
+            }
+            q
+        })
+        .collect();
+    let mut q = vec![0.0; n];
+    for part in parts {
+        for (a, b) in q.iter_mut().zip(part) {
+            *a += b;
+        }
+    }
+    q
+}
+
+/// Minimises Σ (y − A x)² + λ ‖x − prior‖² by preconditioned conjugate gradients.
+fn solve_phase(
+    feats: &[Feats],
+    y: &[f64],
+    prior: &[f64],
+    lambda: f64,
+    iterations: usize,
+    pb: &ProgressBar,
+) -> Vec<f64> {
+    let n = prior.len();
+    // Residual targets against the prior; solve for the change d.
+    let resid: Vec<f64> = feats
+        .par_iter()
+        .zip(y)
+        .map(|(f, &t)| t - f.iter().map(|&i| prior[i as usize]).sum::<f64>())
+        .collect();
+    let b = ata(feats, prior, Some(&resid), n);
+    let mut diag = vec![lambda; n];
+    for f in feats {
+        for &i in f {
+            diag[i as usize] += 1.0;
+        }
+    }
+    let mut d = vec![0.0; n];
+    let mut r = b.clone();
+    let mut z: Vec<f64> = r.iter().zip(&diag).map(|(r, m)| r / m).collect();
+    let mut p = z.clone();
+    let mut rz: f64 = r.iter().zip(&z).map(|(a, b)| a * b).sum();
+    let rz0 = rz.max(1e-300);
+    for _ in 0..iterations {
+        pb.inc(1);
+        if rz <= rz0 * 1e-10 {
+            break;
+        }
+        let mut q = ata(feats, &p, None, n);
+        for (qi, pi) in q.iter_mut().zip(&p) {
+            *qi += lambda * pi;
+        }
+        let pq: f64 = p.iter().zip(&q).map(|(a, b)| a * b).sum();
+        if pq <= 0.0 {
+            break;
+        }
+        let alpha = rz / pq;
+        for i in 0..n {
+            d[i] += alpha * p[i];
+            r[i] -= alpha * q[i];
+            z[i] = r[i] / diag[i];
+        }
+        let rz_new: f64 = r.iter().zip(&z).map(|(a, b)| a * b).sum();
+        let beta = rz_new / rz;
+        rz = rz_new;
+        for i in 0..n {
+            p[i] = z[i] + beta * p[i];
+        }
+    }
+    d.iter().zip(prior).map(|(d, p)| d + p).collect()
+}
+
+fn quantise(x: f64) -> i16 {
+    (x * SCALE as f64).round().clamp(-32767.0, 32767.0) as i16
+}
+
+/// Whether game `game` is held out for validation.
+fn is_validation(opts: &TrainOptions, game: u32) -> bool {
+    splitmix(splitmix(opts.seed) ^ game as u64) % 100 < opts.validation_percent
+}
+
+/// Fits the weights to `samples`; returns the compact quantised weights (`phase *
+/// compact_len + id`) and the per-phase report. Phases are fitted from the middle (phase 7)
+/// outwards, each regularised towards the previous one's weights.
+pub fn fit(samples: &[Sample], opts: &TrainOptions) -> (Vec<i16>, Vec<PhaseReport>) {
+    let n = LAYOUT.compact_len;
+    let mut weights = vec![0i16; NUM_PHASES * n];
+    let mut solved: Vec<Option<Vec<f64>>> = vec![None; NUM_PHASES];
+    let mid = NUM_PHASES / 2;
+    let order: Vec<(usize, Option<usize>)> = std::iter::once((mid, None))
+        .chain((0..mid).rev().map(|p| (p, Some(p + 1))))
+        .chain((mid + 1..NUM_PHASES).map(|p| (p, Some(p - 1))))
+        .collect();
+    let pb = bar((NUM_PHASES * opts.iterations) as u64, "fit");
+    let mut reports = Vec::new();
+    for (ph, from) in order {
+        let lo = (ph as u32 * PHASE_WIDTH).saturating_sub(2);
+        let hi = ph as u32 * PHASE_WIDTH + PHASE_WIDTH + 1; // inclusive
+        let train: Vec<&Sample> = samples
+            .iter()
+            .filter(|s| {
+                let e = s.board.empties();
+                e >= lo && (e <= hi || (ph == NUM_PHASES - 1)) && !is_validation(opts, s.game)
+            })
+            .collect();
+        let feats: Vec<Feats> = train
+            .par_iter()
+            .map(|s| {
+                let mut f = [0u32; FEATURES_PER_POSITION];
+                compact_features(&s.board, &mut f);
+                f
+            })
+            .collect();
+        let y: Vec<f64> = train.iter().map(|s| s.label as f64).collect();
+        let prior = match from.and_then(|f| solved[f].clone()) {
+            Some(p) => p,
+            None => vec![0.0; n],
+        };
+        let x = solve_phase(&feats, &y, &prior, opts.lambda, opts.iterations, &pb);
+        let mse = feats
+            .par_iter()
+            .zip(&y)
+            .map(|(f, t)| {
+                let e = t - f.iter().map(|&i| x[i as usize]).sum::<f64>();
+                e * e
+            })
+            .sum::<f64>()
+            / feats.len().max(1) as f64;
+        for (i, &v) in x.iter().enumerate() {
+            weights[ph * n + i] = quantise(v);
+        }
+        solved[ph] = Some(x);
+        reports.push(PhaseReport {
+            phase: ph,
+            empties: (
+                ph as u32 * PHASE_WIDTH,
+                if ph == NUM_PHASES - 1 {
+                    60
+                } else {
+                    ph as u32 * PHASE_WIDTH + PHASE_WIDTH - 1
+                },
+            ),
+            train: feats.len(),
+            valid: 0,
+            train_rmse: mse.sqrt(),
+            valid_mae: 0.0,
+            valid_rmse: 0.0,
+            classic_mae: 0.0,
+        });
+    }
+    pb.finish_and_clear();
+    reports.sort_by_key(|r| r.phase);
+    if let Some(ev) = PatternEval::from_compact(&weights) {
+        for r in reports.iter_mut() {
+            let valid: Vec<&Sample> = samples
+                .iter()
+                .filter(|s| phase(s.board.empties()) == r.phase && is_validation(opts, s.game))
+                .collect();
+            let (ae, se, ce) = valid
+                .par_iter()
+                .map(|s| {
+                    let e = (s.label as i32 - ev.evaluate(&s.board)) as f64;
+                    let c = (s.label as i32 - classic::evaluate(&s.board)) as f64;
+                    (e.abs(), e * e, c.abs())
+                })
+                .reduce(|| (0.0, 0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
+            let m = valid.len().max(1) as f64;
+            r.valid = valid.len();
+            r.valid_mae = ae / m;
+            r.valid_rmse = (se / m).sqrt();
+            r.classic_mae = ce / m;
+        }
+    }
+    (weights, reports)
+}
+
+const SAMPLES_MAGIC: &[u8; 8] = b"FLANKSMP";
+
+/// Writes labelled samples to `path` (magic, sample count u64, WTHOR sample count u64, then
+/// per sample: player u64, opponent u64, label i8, game u32; little-endian).
+fn write_samples(path: &Path, samples: &[Sample], wthor_positions: usize) -> Result<()> {
+    let mut buf = Vec::with_capacity(24 + samples.len() * 21);
+    buf.extend_from_slice(SAMPLES_MAGIC);
+    buf.extend_from_slice(&(samples.len() as u64).to_le_bytes());
+    buf.extend_from_slice(&(wthor_positions as u64).to_le_bytes());
+    for s in samples {
+        buf.extend_from_slice(&s.board.player.to_le_bytes());
+        buf.extend_from_slice(&s.board.opponent.to_le_bytes());
+        buf.push(s.label as u8);
+        buf.extend_from_slice(&s.game.to_le_bytes());
+    }
+    std::fs::write(path, buf).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Reads samples written by [`write_samples`]; returns them and the WTHOR sample count.
+fn read_samples(path: &Path) -> Result<(Vec<Sample>, usize)> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bad = || anyhow::anyhow!("{} is not a flank samples file", path.display());
+    if bytes.len() < 24 || &bytes[..8] != SAMPLES_MAGIC {
+        return Err(bad());
+    }
+    let u64_at = |at: usize| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(a)
+    };
+    let n = u64_at(8) as usize;
+    let wthor = u64_at(16) as usize;
+    if bytes.len() != 24 + n.checked_mul(21).ok_or_else(bad)? || wthor > n {
+        return Err(bad());
+    }
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let at = 24 + 21 * i;
+        let board = Board::new(u64_at(at), u64_at(at + 8)).ok_or_else(bad)?;
+        let label = bytes[at + 16] as i8;
+        let game = u32::from_le_bytes([
+            bytes[at + 17],
+            bytes[at + 18],
+            bytes[at + 19],
+            bytes[at + 20],
+        ]);
+        out.push(Sample { board, label, game });
+    }
+    Ok((out, wthor))
+}
+
+/// What a training run produced.
+#[derive(Clone, Debug)]
+pub struct TrainSummary {
+    /// WTHOR reading counts.
+    pub wthor: WthorStats,
+    /// Self-play samples.
+    pub selfplay_positions: usize,
+    /// Per-phase fit quality.
+    pub phases: Vec<PhaseReport>,
+    /// Size of the written weights file in bytes.
+    pub file_bytes: usize,
+    /// Wall time in ms.
+    pub time_ms: u64,
+}
+
+/// Runs the whole pipeline and writes the weights file; prints the report on `out`.
+pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummary> {
+    let start = Instant::now();
+    let cached = match &opts.samples_cache {
+        Some(path) if path.exists() => Some(read_samples(path)?),
+        _ => None,
+    };
+    let (samples, wthor, selfplay_positions) = match cached {
+        Some((samples, wthor_positions)) => {
+            writeln!(
+                out,
+                "samples: {} labelled positions read from {} ({} from WTHOR)",
+                samples.len(),
+                opts.samples_cache
+                    .as_deref()
+                    .unwrap_or(Path::new(""))
+                    .display(),
+                wthor_positions
+            )?;
+            let wthor = WthorStats {
+                positions: wthor_positions,
+                ..WthorStats::default()
+            };
+            let sp = samples.len() - wthor_positions;
+            (samples, wthor, sp)
+        }
+        None => {
+            let (mut samples, wthor) = load_wthor(
+                &opts.data_dir.join("games/wthor"),
+                opts.wthor_games,
+                opts.wthor_solve_empties,
+            )?;
+            writeln!(
+                out,
+                "wthor: {} files, {} games, {} used, {} dropped, {} with final = theoretical score, {} positions",
+                wthor.files, wthor.games, wthor.used, wthor.bad, wthor.exact_tail, wthor.positions
+            )?;
+            let sp = selfplay(opts, wthor.used as u32)?;
+            writeln!(
+                out,
+                "self-play: {} games at depth {}, exact labels at <= {} empties, {} positions ({} s so far)",
+                opts.selfplay_games,
+                opts.selfplay_depth,
+                opts.solve_empties,
+                sp.len(),
+                start.elapsed().as_secs()
+            )?;
+            let selfplay_positions = sp.len();
+            samples.extend(sp);
+            if let Some(path) = &opts.samples_cache {
+                write_samples(path, &samples, wthor.positions)?;
+            }
+            (samples, wthor, selfplay_positions)
+        }
+    };
+    let (w, phases) = fit(&samples, opts);
+    let bytes = weights::encode(&w);
+    if let Some(dir) = opts.out.parent()
+        && !dir.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    std::fs::write(&opts.out, &bytes)
+        .with_context(|| format!("cannot write {}", opts.out.display()))?;
+    writeln!(
+        out,
+        "phase  empties   train   valid  train-RMSE  valid-MAE  valid-RMSE  classic-MAE"
+    )?;
+    for r in &phases {
+        writeln!(
+            out,
+            "{:>5}  {:>2}-{:<2}  {:>8}  {:>6}  {:>10.2}  {:>9.2}  {:>10.2}  {:>11.2}",
+            r.phase,
+            r.empties.0,
+            r.empties.1,
+            r.train,
+            r.valid,
+            r.train_rmse,
+            r.valid_mae,
+            r.valid_rmse,
+            r.classic_mae
+        )?;
+    }
+    let time_ms = start.elapsed().as_millis() as u64;
+    writeln!(
+        out,
+        "wrote {} ({} bytes) in {:.1} s",
+        opts.out.display(),
+        bytes.len(),
+        time_ms as f64 / 1000.0
+    )?;
+    Ok(TrainSummary {
+        wthor,
+        selfplay_positions,
+        phases,
+        file_bytes: bytes.len(),
+        time_ms,
+    })
+}

@@ -1,0 +1,236 @@
+//! The weights file of the trained evaluation: a versioned, zlib-compressed, CRC-32-checked
+//! container of the compact pattern weights, and the copy embedded in the binary.
+//!
+//! Layout (all integers little-endian):
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0–7 | magic `FLANKEVL` |
+//! | 8–11 | format version (u32, [`VERSION`]) |
+//! | 12–15 | phases (u32, must equal [`NUM_PHASES`]) |
+//! | 16–19 | compact features per phase (u32, must equal [`Layout::compact_len`]) |
+//! | 20–23 | scale: weight units per disc (u32, must equal [`SCALE`]) |
+//! | 24–27 | CRC-32 (IEEE) of the uncompressed payload |
+//! | 28–31 | uncompressed payload length in bytes |
+//! | 32– | zlib stream of the payload |
+//!
+//! The payload holds `phases × features` i16 weights in 1/[`SCALE`] discs, feature-major: for
+//! each compact feature id, its phase-0 weight and then the difference to the previous phase
+//! (wrapping i16), which compresses well because weights change smoothly across phases.
+//!
+//! [`Layout::compact_len`]: crate::pattern::Layout::compact_len
+
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::Path;
+
+use flate2::Compression;
+use flate2::read::ZlibDecoder;
+use flate2::write::ZlibEncoder;
+
+use crate::pattern::{LAYOUT, NUM_PHASES, PatternEval, SCALE};
+
+/// File magic.
+pub const MAGIC: &[u8; 8] = b"FLANKEVL";
+/// Current format version.
+pub const VERSION: u32 = 1;
+const HEADER_LEN: usize = 32;
+
+/// The default weights (`weights/flank-eval.bin`, the output of `flank train`), built into the
+/// binary.
+pub static EMBEDDED: &[u8] = include_bytes!("../weights/flank-eval.bin");
+
+/// Why a weights file was rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WeightsError {
+    /// Shorter than the 32-byte header.
+    TooShort(usize),
+    /// The first 8 bytes are not `FLANKEVL`.
+    BadMagic,
+    /// A format version this flank does not read.
+    UnsupportedVersion(u32),
+    /// Phases, features per phase or scale differ from this flank's feature layout
+    /// (found, expected), as `(phases, features, scale)`.
+    LayoutMismatch {
+        /// What the file says.
+        found: (u32, u32, u32),
+        /// What this flank's layout needs.
+        expected: (u32, u32, u32),
+    },
+    /// The zlib stream is damaged.
+    Corrupt(String),
+    /// The payload has the wrong length (found, expected), in bytes.
+    Length(usize, usize),
+    /// The payload's CRC-32 differs from the header's (found, expected).
+    Checksum(u32, u32),
+}
+
+impl fmt::Display for WeightsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WeightsError::TooShort(n) => {
+                write!(
+                    f,
+                    "not a flank weights file ({n} bytes, header needs {HEADER_LEN})"
+                )
+            }
+            WeightsError::BadMagic => write!(f, "not a flank weights file (bad magic)"),
+            WeightsError::UnsupportedVersion(v) => {
+                write!(
+                    f,
+                    "weights format version {v} is not supported (this flank reads {VERSION})"
+                )
+            }
+            WeightsError::LayoutMismatch { found, expected } => write!(
+                f,
+                "weights layout (phases, features, scale) {found:?} does not match this flank's {expected:?}"
+            ),
+            WeightsError::Corrupt(e) => write!(f, "weights data is corrupt: {e}"),
+            WeightsError::Length(n, m) => {
+                write!(f, "weights payload has {n} bytes, expected {m}")
+            }
+            WeightsError::Checksum(a, b) => write!(
+                f,
+                "weights checksum mismatch (computed {a:08x}, file says {b:08x}): file is damaged"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WeightsError {}
+
+fn expected_layout() -> (u32, u32, u32) {
+    (NUM_PHASES as u32, LAYOUT.compact_len as u32, SCALE as u32)
+}
+
+/// Encodes compact weights (`weights[phase * compact_len + id]`, 1/[`SCALE`] discs; length
+/// `NUM_PHASES × compact_len`) into the file format.
+pub fn encode(weights: &[i16]) -> Vec<u8> {
+    let (phases, n, scale) = expected_layout();
+    let (phases_us, n_us) = (phases as usize, n as usize);
+    let mut payload = Vec::with_capacity(weights.len() * 2);
+    for id in 0..n_us {
+        let mut prev = 0i16;
+        for ph in 0..phases_us {
+            let w = weights.get(ph * n_us + id).copied().unwrap_or(0);
+            payload.extend_from_slice(&w.wrapping_sub(prev).to_le_bytes());
+            prev = w;
+        }
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    for v in [
+        VERSION,
+        phases,
+        n,
+        scale,
+        crc32fast::hash(&payload),
+        payload.len() as u32,
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    let mut z = ZlibEncoder::new(out, Compression::best());
+    // Writing into a Vec cannot fail.
+    let _ = z.write_all(&payload);
+    z.finish().unwrap_or_default()
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// Decodes a weights file into compact weights (see [`encode`]), checking magic, version,
+/// layout, the zlib stream, the length and the CRC-32.
+pub fn decode(bytes: &[u8]) -> Result<Vec<i16>, WeightsError> {
+    if bytes.len() < HEADER_LEN {
+        return Err(WeightsError::TooShort(bytes.len()));
+    }
+    if &bytes[..8] != MAGIC {
+        return Err(WeightsError::BadMagic);
+    }
+    let version = u32_at(bytes, 8);
+    if version != VERSION {
+        return Err(WeightsError::UnsupportedVersion(version));
+    }
+    let found = (u32_at(bytes, 12), u32_at(bytes, 16), u32_at(bytes, 20));
+    let expected = expected_layout();
+    if found != expected {
+        return Err(WeightsError::LayoutMismatch { found, expected });
+    }
+    let crc = u32_at(bytes, 24);
+    let len = u32_at(bytes, 28) as usize;
+    let (phases, n) = (expected.0 as usize, expected.1 as usize);
+    let want = phases * n * 2;
+    if len != want {
+        return Err(WeightsError::Length(len, want));
+    }
+    let mut payload = Vec::with_capacity(want);
+    // Read at most one byte past the expected length, so a huge stream cannot exhaust memory.
+    ZlibDecoder::new(&bytes[HEADER_LEN..])
+        .take(want as u64 + 1)
+        .read_to_end(&mut payload)
+        .map_err(|e| WeightsError::Corrupt(e.to_string()))?;
+    if payload.len() != want {
+        return Err(WeightsError::Length(payload.len(), want));
+    }
+    let computed = crc32fast::hash(&payload);
+    if computed != crc {
+        return Err(WeightsError::Checksum(computed, crc));
+    }
+    let mut weights = vec![0i16; phases * n];
+    for id in 0..n {
+        let mut prev = 0i16;
+        for ph in 0..phases {
+            let at = 2 * (id * phases + ph);
+            let d = i16::from_le_bytes([payload[at], payload[at + 1]]);
+            prev = prev.wrapping_add(d);
+            weights[ph * n + id] = prev;
+        }
+    }
+    Ok(weights)
+}
+
+/// Decodes a weights file into an evaluator.
+pub fn evaluator_from_bytes(bytes: &[u8]) -> Result<PatternEval, WeightsError> {
+    let w = decode(bytes)?;
+    let n = LAYOUT.compact_len;
+    PatternEval::from_compact(&w).ok_or(WeightsError::Length(w.len() * 2, NUM_PHASES * n * 2))
+}
+
+/// Reads and decodes a weights file. Errors name the file and the reason.
+pub fn load_file(path: &Path) -> anyhow::Result<PatternEval> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| anyhow::anyhow!("cannot read weights file {}: {e}", path.display()))?;
+    evaluator_from_bytes(&bytes)
+        .map_err(|e| anyhow::anyhow!("bad weights file {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_damage() {
+        let n = NUM_PHASES * LAYOUT.compact_len;
+        let w: Vec<i16> = (0..n).map(|i| ((i * 7919) % 2001) as i16 - 1000).collect();
+        let bytes = encode(&w);
+        assert_eq!(decode(&bytes), Ok(w.clone()));
+        assert_eq!(decode(&bytes[..10]), Err(WeightsError::TooShort(10)));
+        let mut bad = bytes.clone();
+        bad[0] = b'X';
+        assert_eq!(decode(&bad), Err(WeightsError::BadMagic));
+        let mut bad = bytes.clone();
+        bad[8] = 9;
+        assert_eq!(decode(&bad), Err(WeightsError::UnsupportedVersion(9)));
+        let mut bad = bytes.clone();
+        bad[24] ^= 1;
+        assert!(matches!(decode(&bad), Err(WeightsError::Checksum(_, _))));
+        let bad = &bytes[..bytes.len() - 20];
+        assert!(decode(bad).is_err());
+    }
+
+    #[test]
+    fn embedded_weights_decode() {
+        assert!(evaluator_from_bytes(EMBEDDED).is_ok());
+    }
+}

@@ -1,0 +1,196 @@
+//! Tests of the trained evaluation: symmetry invariance of features and values, the weights
+//! file's error handling through the CLI, `--eval` selection, the embedded weights' quality on
+//! hard-20 against the classic evaluation, and a deterministic `flank train --quick` subset.
+
+mod common;
+
+use common::{data_file, flank};
+use flank::board::{Board, Symmetry};
+use flank::eval::Evaluator;
+use flank::format::parse_problem_line;
+use flank::pattern::{FEATURES_PER_POSITION, compact_features};
+
+/// Positions from deterministic pseudo-random games, every ply.
+fn positions(n: usize) -> Vec<Board> {
+    let mut out = Vec::new();
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    while out.len() < n {
+        let mut b = Board::start();
+        while !b.is_game_over() && out.len() < n {
+            out.push(b);
+            let moves: Vec<_> = b.legal_moves().collect();
+            if moves.is_empty() {
+                b = b.pass();
+                continue;
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            b = b.make_move(moves[(x % moves.len() as u64) as usize]);
+        }
+    }
+    out
+}
+
+#[test]
+fn features_and_values_are_symmetric() {
+    let trained = Evaluator::embedded().expect("embedded weights decode");
+    for b in positions(600) {
+        let mut f0 = [0u32; FEATURES_PER_POSITION];
+        compact_features(&b, &mut f0);
+        f0.sort_unstable();
+        let v0 = trained.evaluate(&b);
+        for s in Symmetry::ALL {
+            let t = b.transform(s);
+            let mut f = [0u32; FEATURES_PER_POSITION];
+            compact_features(&t, &mut f);
+            f.sort_unstable();
+            assert_eq!(f, f0, "features differ under {s:?}");
+            assert_eq!(trained.evaluate(&t), v0, "value differs under {s:?}");
+        }
+    }
+}
+
+#[test]
+fn trained_values_are_clamped_and_antisymmetric_at_the_start() {
+    let trained = Evaluator::embedded().expect("embedded weights decode");
+    for b in positions(2000) {
+        let v = trained.evaluate(&b);
+        assert!((-63..=63).contains(&v), "{v} out of range");
+    }
+    // The start position is balanced: a small value either way.
+    assert!(trained.evaluate(&Board::start()).abs() <= 3);
+}
+
+/// Static evaluation of the 20-empties hard-20 positions against their exact scores: the
+/// trained evaluation must estimate the final disc difference far better than the classic one.
+#[test]
+fn trained_static_error_on_hard20_beats_classic() {
+    let Some(text) = data_file("endgame/hard-20.obf") else {
+        return;
+    };
+    let trained = Evaluator::embedded().expect("embedded weights decode");
+    let (mut n, mut et, mut ec) = (0, 0i64, 0i64);
+    for line in text.lines() {
+        let Some(p) = parse_problem_line(line).expect("hard-20 parses") else {
+            continue;
+        };
+        let Some(exact) = p.expected else { continue };
+        let b = p.position.board;
+        et += (trained.evaluate(&b) - exact).abs() as i64;
+        ec += (Evaluator::Classic.evaluate(&b) - exact).abs() as i64;
+        n += 1;
+    }
+    assert_eq!(n, 276);
+    let (mt, mc) = (et as f64 / n as f64, ec as f64 / n as f64);
+    eprintln!("hard-20 static MAE: trained {mt:.2}, classic {mc:.2}");
+    assert!(mt < 7.0, "trained static MAE {mt:.2}");
+    assert!(mt < mc, "trained {mt:.2} vs classic {mc:.2}");
+}
+
+#[test]
+fn bad_weights_files_are_clear_errors() {
+    let dir = std::env::temp_dir().join(format!("flank-eval-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.bin");
+    std::fs::write(
+        &bad,
+        b"FLANKEVL\x01\x00\x00\x00 these bytes are not really any weights",
+    )
+    .unwrap();
+    let garbage = dir.join("garbage.bin");
+    std::fs::write(&garbage, vec![7u8; 100]).unwrap();
+    for (path, reason) in [
+        (dir.join("missing.bin"), "cannot read weights file"),
+        (bad.clone(), "weights layout"),
+        (garbage.clone(), "bad magic"),
+    ] {
+        let p = path.to_string_lossy().to_string();
+        let (code, out, err) = flank(&["solve", "--eval", &p, "--depth", "2", "-"], "");
+        assert_eq!(code, 2, "{err}");
+        assert!(out.is_empty());
+        assert!(err.starts_with("flank: "), "{err}");
+        assert!(err.contains(reason), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn eval_flag_selects_the_evaluator() {
+    let board = "---------------------------OX------XO--------------------------- X\n";
+    for spec in ["classic", "trained"] {
+        let (code, out, err) = flank(
+            &["solve", "--eval", spec, "--depth", "4", "--json", "-"],
+            board,
+        );
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON line");
+        let best = v["best"].as_str().unwrap_or("");
+        // The four first moves are symmetric: any of them.
+        assert!(["d3", "c4", "f5", "e6"].contains(&best), "{best}");
+    }
+    let (code, out, _) = flank(&["gtp", "--eval", "classic"], "1 name\nquit\n");
+    assert_eq!(code, 0);
+    assert!(out.starts_with("=1 flank"), "{out}");
+}
+
+/// `flank train` on a tiny subset runs end to end, writes a loadable file, and is
+/// deterministic: two runs with the same seed give the same bytes.
+#[test]
+fn tiny_training_is_deterministic_and_loadable() {
+    let root = std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".into());
+    let wthor = std::path::PathBuf::from(root).join("games/wthor");
+    if !wthor.join("WTH_2020.wtb").is_file() {
+        assert!(
+            std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
+            "{} is required (FLANK_REQUIRE_DATA=1)",
+            wthor.display()
+        );
+        eprintln!("SKIPPED: {} not found (set FLANK_DATA)", wthor.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("flank-train-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for (i, jobs) in ["1", "2"].iter().enumerate() {
+        let out = dir.join(format!("w{i}.bin"));
+        let o = out.to_string_lossy().to_string();
+        let (code, stdout, err) = flank(
+            &[
+                "train",
+                "--quick",
+                "--wthor-games",
+                "300",
+                "--games",
+                "8",
+                "--jobs",
+                jobs,
+                "--out",
+                &o,
+            ],
+            "",
+        );
+        assert_eq!(code, 0, "{err}");
+        assert!(stdout.contains("wthor: "), "{stdout}");
+        assert!(stdout.contains("300 used"), "{stdout}");
+        assert!(stdout.contains("self-play: 8 games"), "{stdout}");
+        // 15 phase rows.
+        assert_eq!(
+            stdout
+                .lines()
+                .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+                .count(),
+            15,
+            "{stdout}"
+        );
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(flank::weights::evaluator_from_bytes(&bytes).is_ok());
+        files.push(bytes);
+    }
+    assert_eq!(
+        files[0], files[1],
+        "same seed, different thread counts: same weights"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
