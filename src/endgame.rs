@@ -7,9 +7,11 @@
 //! search with the window (−1, 1). [`Searcher`] is the per-thread search state (node count,
 //! stop flag, deadline) and is shared with [`crate::midgame`].
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+use rayon::prelude::*;
 
 use crate::board::{Board, SCORE_INF, Score, flips_rays as flips, get_moves, neighbours};
 use crate::square::{Move, Square};
@@ -27,6 +29,32 @@ pub const ETC_EMPTIES: u32 = 12;
 
 /// Empties at and above which moves are ordered by a shallow midgame search.
 pub const SEARCH_ORDER_EMPTIES: u32 = 16;
+
+/// Empties at and above which a parallel NWS node splits its moves after the first (YBWC).
+pub const SPLIT_EMPTIES: u32 = 12;
+
+/// The cutoff flag of one YBWC split point, chained to the split points above it: a search
+/// under a split point stops as soon as any flag on its chain is set.
+struct Cut {
+    flag: AtomicBool,
+    parent: Option<Arc<Cut>>,
+}
+
+impl Cut {
+    /// True if this split point or one above it was cut off.
+    fn is_set(&self) -> bool {
+        let mut c = self;
+        loop {
+            if c.flag.load(Ordering::Relaxed) {
+                return true;
+            }
+            match &c.parent {
+                Some(p) => c = p,
+                None => return false,
+            }
+        }
+    }
+}
 
 /// The 8-neighbourhood of each square: a move there can only flip if an opponent disc is in it.
 const NEIGHBOUR: [u64; 64] = {
@@ -163,6 +191,12 @@ pub struct Searcher {
     stop: Arc<AtomicBool>,
     deadline: Option<Instant>,
     next_check: u64,
+    /// The split point this searcher works under (YBWC helpers only).
+    cut: Option<Arc<Cut>>,
+    /// The thread pool a parallel solve runs on (`None`: one thread, deterministic).
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// True while running inside `pool`: NWS nodes at ≥ [`SPLIT_EMPTIES`] may split.
+    split: bool,
 }
 
 /// Result of a root solve.
@@ -229,7 +263,19 @@ impl Searcher {
             stop,
             deadline,
             next_check: CHECK_INTERVAL,
+            cut: None,
+            pool: None,
+            split: false,
         }
+    }
+
+    /// Lets [`Searcher::solve`] run on `pool` with the young brothers wait concept (YBWC):
+    /// at NWS nodes with ≥ [`SPLIT_EMPTIES`] empties, once the first move failed to cut off,
+    /// the other moves are searched in parallel (rayon work stealing) by helper searchers
+    /// sharing the TT; a fail-high of one stops the others. `None` (or a one-thread pool)
+    /// keeps the solve sequential and its node count deterministic.
+    pub fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>) {
+        self.pool = pool.filter(|p| p.current_num_threads() > 1);
     }
 
     /// Changes the hard deadline (e.g. between the midgame and the solve of one search).
@@ -243,6 +289,7 @@ impl Searcher {
         if self.nodes >= self.next_check {
             self.next_check = self.nodes + CHECK_INTERVAL;
             if self.stop.load(Ordering::Relaxed)
+                || self.cut.as_ref().is_some_and(|c| c.is_set())
                 || self.deadline.is_some_and(|d| Instant::now() >= d)
             {
                 self.stopped = true;
@@ -644,6 +691,15 @@ impl Searcher {
                 self.fastest_first(p, o, moves, tt_move)
             };
             for i in 0..list.n {
+                if i == 1 && self.split && empties >= SPLIT_EMPTIES {
+                    if let Some((v, x)) = self.nws_split(p, o, alpha, empties, &list.sq[1..list.n])
+                        && v > best
+                    {
+                        best = v;
+                        best_move = x;
+                    }
+                    break;
+                }
                 let x = list.sq[i];
                 let f = flips(p, o, x);
                 let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
@@ -667,6 +723,63 @@ impl Searcher {
             };
             self.tt
                 .store(&b, best, bound, empties, Some(best_move as u8), true);
+        }
+        best
+    }
+
+    /// The YBWC split of an NWS node of `(p, o)` at `alpha`: searches the moves `rest` in
+    /// parallel, each by a helper searcher under a new split point, and stops them all once
+    /// one fails high. Returns the best (score, move) among the completed searches (`None` if
+    /// none completed); sets `self.stopped` if the split was abandoned from above (stop
+    /// flag, deadline or a cutoff at an enclosing split point).
+    fn nws_split(
+        &mut self,
+        p: u64,
+        o: u64,
+        alpha: Score,
+        empties: u32,
+        rest: &[u32],
+    ) -> Option<(Score, u32)> {
+        let cut = Arc::new(Cut {
+            flag: AtomicBool::new(false),
+            parent: self.cut.clone(),
+        });
+        let best: Mutex<Option<(Score, u32)>> = Mutex::new(None);
+        let nodes = AtomicU64::new(0);
+        let aborted = AtomicBool::new(false);
+        let (tt, stop, deadline) = (&self.tt, &self.stop, self.deadline);
+        rest.par_iter().with_max_len(1).for_each(|&x| {
+            if cut.is_set() {
+                if !cut.flag.load(Ordering::Relaxed) {
+                    aborted.store(true, Ordering::Relaxed);
+                }
+                return;
+            }
+            let mut s = Searcher::new(tt.clone(), stop.clone(), deadline);
+            s.cut = Some(cut.clone());
+            s.split = true;
+            let f = flips(p, o, x);
+            let v = -s.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+            nodes.fetch_add(s.nodes, Ordering::Relaxed);
+            if s.stopped {
+                if !cut.flag.load(Ordering::Relaxed) {
+                    aborted.store(true, Ordering::Relaxed);
+                }
+                return;
+            }
+            let mut b = best.lock().unwrap_or_else(|e| e.into_inner());
+            if b.is_none_or(|(bv, _)| v > bv) {
+                *b = Some((v, x));
+            }
+            if v > alpha {
+                cut.flag.store(true, Ordering::Relaxed);
+            }
+        });
+        self.nodes += nodes.load(Ordering::Relaxed);
+        let best = best.into_inner().unwrap_or_else(|e| e.into_inner());
+        let cut_here = best.is_some_and(|(v, _)| v > alpha);
+        if aborted.load(Ordering::Relaxed) && !cut_here {
+            self.stopped = true;
         }
         best
     }
@@ -772,6 +885,19 @@ impl Searcher {
     /// confirmed with null-window searches, so it is always a legal line achieving the score
     /// (for WLD: a line of moves with the same result sign, possibly shortened).
     pub fn solve(&mut self, b: &Board, alpha: Score, beta: Score) -> Option<SolveResult> {
+        match self.pool.clone() {
+            Some(pool) => {
+                self.split = true;
+                let r = pool.install(|| self.solve_here(b, alpha, beta));
+                self.split = false;
+                r
+            }
+            None => self.solve_here(b, alpha, beta),
+        }
+    }
+
+    /// [`Searcher::solve`] on the current thread (splitting if `self.split`).
+    fn solve_here(&mut self, b: &Board, alpha: Score, beta: Score) -> Option<SolveResult> {
         let empties = b.empties();
         if b.is_game_over() {
             self.nodes += 1;

@@ -117,6 +117,22 @@ pub struct Engine {
     config: EngineConfig,
     stop: Arc<AtomicBool>,
     tt: Arc<TranspositionTable>,
+    /// The YBWC thread pool of exact and WLD solves (`None` with one thread).
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+/// A rayon pool of `threads` threads for parallel solves; `None` for one thread or if the
+/// threads cannot be started (the solve then runs on the calling thread).
+fn solve_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
+    if threads <= 1 {
+        return None;
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("flank-solve-{i}"))
+        .build()
+        .ok()
+        .map(Arc::new)
 }
 
 impl Engine {
@@ -125,6 +141,7 @@ impl Engine {
     pub fn new(config: EngineConfig) -> Engine {
         let tt = Arc::new(TranspositionTable::new(config.hash_mb));
         Engine {
+            pool: solve_pool(config.threads),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt,
@@ -137,6 +154,7 @@ impl Engine {
         // Report the size asked for, not the power of two it was rounded to.
         let tt = TranspositionTable::try_with_bytes(bytes).map_err(|_| TtAllocError { bytes })?;
         Ok(Engine {
+            pool: solve_pool(config.threads),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt: Arc::new(tt),
@@ -147,6 +165,7 @@ impl Engine {
     /// results are the same, only slower).
     pub fn with_tt_bytes(config: EngineConfig, bytes: usize) -> Engine {
         Engine {
+            pool: solve_pool(config.threads),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt: Arc::new(TranspositionTable::with_bytes(bytes)),
@@ -241,9 +260,11 @@ impl Engine {
         self.search_smp(&mut s, board, limits, soft, start, on_info)
     }
 
-    /// Runs [`Engine::search_movable`] on this thread and, with `threads > 1`, the same search
-    /// on helper threads sharing the TT (Lazy SMP): helpers only fill the TT; the answer is
-    /// the main thread's. Helpers stop when the main search ends; their nodes are added.
+    /// Runs [`Engine::search_movable`] on this thread. With `threads > 1`, an exact or WLD
+    /// solve runs by YBWC on the engine's thread pool (see [`Searcher::set_pool`]); a midgame
+    /// search runs the same search on helper threads sharing the TT (Lazy SMP): helpers only
+    /// fill the TT; the answer is the main thread's. Helpers stop when the main search ends;
+    /// their nodes are added.
     fn search_smp(
         &mut self,
         s: &mut Searcher,
@@ -254,7 +275,14 @@ impl Engine {
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         let helpers = self.config.threads.saturating_sub(1);
-        if helpers == 0 {
+        let solving = match limits.mode {
+            SolveMode::Exact | SolveMode::Wld => true,
+            SolveMode::Auto => board.empties() <= AUTO_SOLVE_EMPTIES,
+            SolveMode::Midgame => false,
+        };
+        if helpers == 0 || solving {
+            // Solves run in parallel by YBWC on the pool instead of Lazy SMP helpers.
+            s.set_pool(self.pool.clone());
             return self.search_movable(s, board, limits, soft, start, on_info);
         }
         let helper_stop = Arc::new(AtomicBool::new(false));
