@@ -81,6 +81,64 @@ fn flips_near(p: u64, o: u64, x: u32) -> u64 {
     }
 }
 
+/// For each square, its 8 rays (squares in one direction, nearest first, edge excluded):
+/// the first 4 towards higher indices (E, N, NE, NW as a1 → h8 runs), the last 4 towards lower.
+const LAST_RAYS: [[u64; 8]; 64] = {
+    let mut t = [[0u64; 8]; 64];
+    // (column step, row step): increasing-index directions first.
+    let dirs: [(i32, i32); 8] = [
+        (1, 0),
+        (0, 1),
+        (1, 1),
+        (-1, 1),
+        (-1, 0),
+        (0, -1),
+        (-1, -1),
+        (1, -1),
+    ];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 8 {
+            let (dc, dr) = dirs[d];
+            let (mut c, mut r) = ((sq % 8) as i32 + dc, (sq / 8) as i32 + dr);
+            let mut m = 0u64;
+            while c >= 0 && c < 8 && r >= 0 && r < 8 {
+                m |= 1u64 << (r * 8 + c);
+                c += dc;
+                r += dr;
+            }
+            t[sq][d] = m;
+            d += 1;
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// Number of discs flipped when the side owning `p` plays `x`, the board's only empty square
+/// (every other square not in `p` belongs to the opponent). Counts without building the
+/// flipped set: on each ray the flips are the opponent discs before the nearest disc of `p`.
+#[inline(always)]
+pub fn last_flip_count(p: u64, x: u32) -> u32 {
+    let rays = &LAST_RAYS[x as usize];
+    let mut n = 0;
+    for r in &rays[..4] {
+        let mine = r & p;
+        // Squares of the ray below the nearest own disc (all of it if none: then no flips).
+        let before = mine.wrapping_sub(1) & !mine & r;
+        n += if mine != 0 { before.count_ones() } else { 0 };
+    }
+    for r in &rays[4..] {
+        let mine = r & p;
+        if mine != 0 {
+            let above = r & !((1u64 << (63 - mine.leading_zeros())) << 1).wrapping_sub(1);
+            n += above.count_ones();
+        }
+    }
+    n
+}
+
 /// Nodes between two checks of the stop flag and the deadline.
 const CHECK_INTERVAL: u64 = 4096;
 
@@ -197,6 +255,10 @@ pub struct Searcher {
     pool: Option<Arc<rayon::ThreadPool>>,
     /// True while running inside `pool`: NWS nodes at ≥ [`SPLIT_EMPTIES`] may split.
     split: bool,
+    /// A live node total shared with a progress display (updated at each stop check).
+    progress: Option<Arc<AtomicU64>>,
+    /// The part of `nodes` already added to `progress`.
+    published: u64,
 }
 
 /// Result of a root solve.
@@ -266,6 +328,23 @@ impl Searcher {
             cut: None,
             pool: None,
             split: false,
+            progress: None,
+            published: 0,
+        }
+    }
+
+    /// Adds this searcher's nodes (and those of its YBWC helpers) to `counter` as it goes,
+    /// every few thousand nodes, for a progress display; `None` stops that.
+    pub fn set_progress(&mut self, counter: Option<Arc<AtomicU64>>) {
+        self.progress = counter;
+        self.published = self.nodes;
+    }
+
+    /// Adds the nodes not yet published to the progress counter.
+    fn publish(&mut self) {
+        if let Some(p) = &self.progress {
+            p.fetch_add(self.nodes - self.published, Ordering::Relaxed);
+            self.published = self.nodes;
         }
     }
 
@@ -288,6 +367,7 @@ impl Searcher {
     pub fn check_stop(&mut self) -> bool {
         if self.nodes >= self.next_check {
             self.next_check = self.nodes + CHECK_INTERVAL;
+            self.publish();
             if self.stop.load(Ordering::Relaxed)
                 || self.cut.as_ref().is_some_and(|c| c.is_set())
                 || self.deadline.is_some_and(|d| Instant::now() >= d)
@@ -303,13 +383,21 @@ impl Searcher {
     fn last1(&mut self, p: u64, o: u64, x: u32) -> Score {
         self.nodes += 1;
         let pc = p.count_ones() as Score;
-        let f = flips_near(p, o, x);
-        if f != 0 {
-            return 2 * (pc + f.count_ones() as Score + 1) - 64;
+        let n = if NEIGHBOUR[x as usize] & o != 0 {
+            last_flip_count(p, x)
+        } else {
+            0
+        };
+        if n != 0 {
+            return 2 * (pc + n as Score + 1) - 64;
         }
-        let g = flips_near(o, p, x);
-        if g != 0 {
-            return 2 * (pc - g.count_ones() as Score) - 64;
+        let n = if NEIGHBOUR[x as usize] & p != 0 {
+            last_flip_count(o, x)
+        } else {
+            0
+        };
+        if n != 0 {
+            return 2 * (pc - n as Score) - 64;
         }
         let d = 2 * pc - 63;
         if d > 0 { d + 1 } else { d - 1 }
@@ -747,7 +835,7 @@ impl Searcher {
         let best: Mutex<Option<(Score, u32)>> = Mutex::new(None);
         let nodes = AtomicU64::new(0);
         let aborted = AtomicBool::new(false);
-        let (tt, stop, deadline) = (&self.tt, &self.stop, self.deadline);
+        let (tt, stop, deadline, progress) = (&self.tt, &self.stop, self.deadline, &self.progress);
         rest.par_iter().with_max_len(1).for_each(|&x| {
             if cut.is_set() {
                 if !cut.flag.load(Ordering::Relaxed) {
@@ -758,8 +846,10 @@ impl Searcher {
             let mut s = Searcher::new(tt.clone(), stop.clone(), deadline);
             s.cut = Some(cut.clone());
             s.split = true;
+            s.set_progress(progress.clone());
             let f = flips(p, o, x);
             let v = -s.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+            s.publish();
             nodes.fetch_add(s.nodes, Ordering::Relaxed);
             if s.stopped {
                 if !cut.flag.load(Ordering::Relaxed) {
@@ -775,7 +865,10 @@ impl Searcher {
                 cut.flag.store(true, Ordering::Relaxed);
             }
         });
-        self.nodes += nodes.load(Ordering::Relaxed);
+        // The helpers published their nodes already.
+        let n = nodes.load(Ordering::Relaxed);
+        self.nodes += n;
+        self.published += n;
         let best = best.into_inner().unwrap_or_else(|e| e.into_inner());
         let cut_here = best.is_some_and(|(v, _)| v > alpha);
         if aborted.load(Ordering::Relaxed) && !cut_here {
@@ -1056,6 +1149,29 @@ mod tests {
         assert_eq!(stable_discs(1 << 27, 1), 0);
         // A row-1 edge run from a1 is stable.
         assert_eq!(stable_discs(0b111, 1 << 20), 0b111);
+    }
+
+    #[test]
+    fn last_flip_count_equals_flips_on_one_empty_boards() {
+        let mut s: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..20_000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let x = (s >> 58) as u32;
+            let p = s & !(1u64 << x);
+            let o = !p & !(1u64 << x);
+            assert_eq!(
+                last_flip_count(p, x),
+                flips(p, o, x).count_ones(),
+                "{p:x} {x}"
+            );
+            assert_eq!(
+                last_flip_count(o, x),
+                flips(o, p, x).count_ones(),
+                "{p:x} {x}"
+            );
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! scores from the side to move's view.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::board::{Board, Score};
@@ -119,6 +119,8 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     /// The YBWC thread pool of exact and WLD solves (`None` with one thread).
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// Nodes of the running search so far, for progress displays.
+    progress: Arc<AtomicU64>,
 }
 
 /// A rayon pool of `threads` threads for parallel solves; `None` for one thread or if the
@@ -142,6 +144,7 @@ impl Engine {
         let tt = Arc::new(TranspositionTable::new(config.hash_mb));
         Engine {
             pool: solve_pool(config.threads),
+            progress: Arc::new(AtomicU64::new(0)),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt,
@@ -155,6 +158,7 @@ impl Engine {
         let tt = TranspositionTable::try_with_bytes(bytes).map_err(|_| TtAllocError { bytes })?;
         Ok(Engine {
             pool: solve_pool(config.threads),
+            progress: Arc::new(AtomicU64::new(0)),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt: Arc::new(tt),
@@ -166,6 +170,7 @@ impl Engine {
     pub fn with_tt_bytes(config: EngineConfig, bytes: usize) -> Engine {
         Engine {
             pool: solve_pool(config.threads),
+            progress: Arc::new(AtomicU64::new(0)),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt: Arc::new(TranspositionTable::with_bytes(bytes)),
@@ -180,6 +185,13 @@ impl Engine {
     /// Forgets everything learned from earlier searches (clears the transposition table).
     pub fn new_game(&mut self) {
         self.tt.clear();
+    }
+
+    /// The node count of the running search (of the last one once it is over), updated every
+    /// few thousand nodes by the searching threads; reset to 0 when a search starts. For
+    /// progress displays only: the exact total is [`SearchResult::nodes`].
+    pub fn progress_handle(&self) -> Arc<AtomicU64> {
+        self.progress.clone()
     }
 
     /// A flag that stops the running search when set (it is cleared when a search starts).
@@ -219,6 +231,8 @@ impl Engine {
             .time_ms
             .and_then(|ms| start.checked_add(Duration::from_millis(ms)));
         let mut s = Searcher::new(self.tt.clone(), self.stop.clone(), limits.deadline);
+        self.progress.store(0, Ordering::Relaxed);
+        s.set_progress(Some(self.progress.clone()));
         if board.is_game_over() {
             let score = board.final_score();
             let score = if limits.mode == SolveMode::Wld {
