@@ -18,14 +18,14 @@ use crate::square::{Move, Square};
 use crate::tt::{Bound, TranspositionTable};
 
 /// Empties at and above which the endgame NWS probes and stores the TT.
-pub const TT_MIN_EMPTIES: u32 = 9;
+pub const TT_MIN_EMPTIES: u32 = 8;
 /// Empties at and above which moves are sorted fastest-first (below: parity ordering).
 pub const FASTEST_FIRST_EMPTIES: u32 = 7;
 /// Empties at and above which the root solve uses an aspiration window.
 pub const ASPIRATION_SOLVE_EMPTIES: u32 = 16;
 
 /// Empties at and above which the NWS tries an enhanced transposition cutoff.
-pub const ETC_EMPTIES: u32 = 12;
+pub const ETC_EMPTIES: u32 = 10;
 
 /// Empties at and above which moves are ordered by a shallow midgame search.
 pub const SEARCH_ORDER_EMPTIES: u32 = 16;
@@ -652,7 +652,7 @@ impl Searcher {
                 let no = p ^ f ^ (1 << x);
                 let om = get_moves(np, no);
                 let pot = (neighbours(no) & !(np | no)).count_ones() as i32;
-                let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 2 * pot;
+                let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 6 * pot;
                 if (1u64 << x) & odd != 0 {
                     k -= 16;
                 }
@@ -1048,7 +1048,7 @@ impl Searcher {
         if empties < ASPIRATION_SOLVE_EMPTIES || beta - alpha <= 2 {
             return self.pvs_node(b, alpha, beta, empties, true);
         }
-        let depth = if empties >= 20 { 8 } else { 6 };
+        let depth = if empties >= 20 { 10 } else { 6 };
         let w = 4;
         let (est, _) = self.mid_pvs(b, -SCORE_INF, SCORE_INF, depth, true);
         let mut lo = (est - w).max(alpha);
