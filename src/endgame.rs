@@ -767,20 +767,39 @@ impl Searcher {
         }
         let mut best = -SCORE_INF;
         let mut best_move = 0;
-        if moves & (moves - 1) == 0 {
-            let x = moves.trailing_zeros();
+        let mut rest = moves;
+        // The TT move first, before the other moves are ordered: at a cut node it usually
+        // suffices, and the ordering work (shallow searches at high empties) is saved.
+        if let Some(m) = tt_move
+            && moves & (moves - 1) != 0
+        {
+            let x = m as u32;
             let f = flips(p, o, x);
             best = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
             best_move = x;
+            rest &= !(1u64 << x);
+        }
+        if best > alpha || self.stopped {
+            // Cut off by the TT move (or stopped: nothing is stored below).
+        } else if rest & (rest - 1) == 0 {
+            let x = rest.trailing_zeros();
+            let f = flips(p, o, x);
+            let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+            if v > best {
+                best = v;
+                best_move = x;
+            }
         } else {
             let list = if empties >= SEARCH_ORDER_EMPTIES {
-                self.search_order(&b, moves, tt_move, empties)
+                self.search_order(&b, rest, None, empties)
             } else {
-                self.fastest_first(p, o, moves, tt_move)
+                self.fastest_first(p, o, rest, None)
             };
+            // YBWC: split once one move (the TT move, else the first listed) has been searched.
+            let split_at = if rest == moves { 1 } else { 0 };
             for i in 0..list.n {
-                if i == 1 && self.split && empties >= SPLIT_EMPTIES {
-                    if let Some((v, x)) = self.nws_split(p, o, alpha, empties, &list.sq[1..list.n])
+                if i == split_at && self.split && empties >= SPLIT_EMPTIES {
+                    if let Some((v, x)) = self.nws_split(p, o, alpha, empties, &list.sq[i..list.n])
                         && v > best
                     {
                         best = v;
