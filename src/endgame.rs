@@ -545,6 +545,20 @@ impl Searcher {
         .final_score()
     }
 
+    /// The NWS of a node whose side to move has no move: the opponent's NWS after a pass
+    /// (`may_pass` false stops a second pass), or the final score if neither side can move.
+    #[inline]
+    fn nws_no_move(&mut self, p: u64, o: u64, alpha: Score, empties: u32, may_pass: bool) -> Score {
+        if may_pass && get_moves(o, p) != 0 {
+            return -self.nws_p(o, p, -alpha - 1, empties, false);
+        }
+        Board {
+            player: p,
+            opponent: o,
+        }
+        .final_score()
+    }
+
     /// Stability cutoff for an NWS at alpha: `Some(bound)` if the opponent's stable discs
     /// already prove the score ≤ alpha.
     #[inline]
@@ -569,14 +583,7 @@ impl Searcher {
         self.nodes += 1;
         let moves = get_moves(p, o);
         if moves == 0 {
-            if may_pass && get_moves(o, p) != 0 {
-                return -self.nws_shallow(o, p, -alpha - 1, empties, false);
-            }
-            return Board {
-                player: p,
-                opponent: o,
-            }
-            .final_score();
+            return self.nws_no_move(p, o, alpha, empties, may_pass);
         }
         if let Some(s) = self.stability_cutoff(p, o, alpha) {
             return s;
@@ -681,10 +688,9 @@ impl Searcher {
             };
             if let Some(e) = self.tt.probe(&c)
                 && e.solved
-                && e.bound != Bound::Lower
-                && -e.score > alpha
+                && -e.upper > alpha
             {
-                return Some(-e.score);
+                return Some(-e.upper);
             }
         }
         None
@@ -731,14 +737,7 @@ impl Searcher {
         }
         let moves = get_moves(p, o);
         if moves == 0 {
-            if may_pass && get_moves(o, p) != 0 {
-                return -self.nws_p(o, p, -alpha - 1, empties, false);
-            }
-            return Board {
-                player: p,
-                opponent: o,
-            }
-            .final_score();
+            return self.nws_no_move(p, o, alpha, empties, may_pass);
         }
         if let Some(s) = self.stability_cutoff(p, o, alpha) {
             return s;
@@ -751,11 +750,11 @@ impl Searcher {
         let mut tt_move = None;
         if use_tt && let Some(e) = self.tt.probe(&b) {
             if e.solved {
-                match e.bound {
-                    Bound::Exact => return e.score,
-                    Bound::Lower if e.score > alpha => return e.score,
-                    Bound::Upper if e.score <= alpha => return e.score,
-                    _ => {}
+                if e.lower > alpha {
+                    return e.lower;
+                }
+                if e.upper <= alpha {
+                    return e.upper;
                 }
             }
             tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
@@ -912,7 +911,7 @@ impl Searcher {
         &mut self,
         b: &Board,
         mut alpha: Score,
-        beta: Score,
+        mut beta: Score,
         empties: u32,
         may_pass: bool,
     ) -> (Score, u32) {
@@ -937,14 +936,19 @@ impl Searcher {
         if let Some(e) = self.tt.probe(b) {
             tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
             if e.solved {
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => e.score >= beta,
-                    Bound::Upper => e.score <= alpha,
+                let cut = if e.lower == e.upper || e.lower >= beta {
+                    Some(e.lower)
+                } else if e.upper <= alpha {
+                    Some(e.upper)
+                } else {
+                    None
                 };
-                if cut {
-                    return (e.score, e.best.map_or(64, |m| m as u32));
+                if let Some(v) = cut {
+                    return (v, e.best.map_or(64, |m| m as u32));
                 }
+                // A known interval narrows the window.
+                alpha = alpha.max(e.lower - 1);
+                beta = beta.min(e.upper + 1);
             }
         }
         let alpha0 = alpha;
