@@ -1068,12 +1068,17 @@ impl Searcher {
         beta: Score,
         empties: u32,
     ) -> (Score, u32) {
-        if empties < ASPIRATION_SOLVE_EMPTIES || beta - alpha <= 2 {
+        if empties < ASPIRATION_SOLVE_EMPTIES {
             return self.pvs_node(b, alpha, beta, empties, true);
         }
         let depth = if empties >= 20 { 10 } else { 6 };
         let w = 4;
+        // The midgame search also leaves its best moves in the TT for the solve's ordering,
+        // so a WLD solve (too narrow a window for aspiration) runs it too.
         let (est, _) = self.mid_pvs(b, -SCORE_INF, SCORE_INF, depth, true);
+        if beta - alpha <= 2 {
+            return self.pvs_node(b, alpha, beta, empties, true);
+        }
         let mut lo = (est - w).max(alpha);
         let mut hi = (est + w).min(beta);
         if lo >= hi {
