@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::data_file;
+use common::{data_file, flank};
 
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::format::{Problem, parse_problem_line};
@@ -110,4 +110,31 @@ fn one_thread_node_counts_are_deterministic() {
     let first = nodes();
     assert!(first.iter().all(|&n| n > 1000), "{first:?}");
     assert_eq!(first, nodes());
+}
+
+#[test]
+fn solve_cli_two_threads_and_clean_streams() {
+    let Some(text) = data_file("endgame/fforum-1-19.obf") else {
+        return;
+    };
+    let lines: Vec<&str> = text.lines().take(4).collect();
+    let (code, out, err) = flank(
+        &["solve", "--threads", "2", "--hash", "8", "--json", "-"],
+        &lines.join("\n"),
+    );
+    assert_eq!(code, 0, "stderr: {err}");
+    // stdout holds only the JSON records; stderr (not a terminal) holds no progress display.
+    let recs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(recs.len(), 4);
+    assert!(
+        recs.iter()
+            .all(|r| r["ok"] == serde_json::Value::Bool(true))
+    );
+    assert_eq!(err, "");
+    let (code, _, err) = flank(&["solve", "--threads", "0", "-"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("threads"), "{err}");
 }
