@@ -957,24 +957,52 @@ impl Searcher {
         } else {
             self.fastest_first(p, o, moves, tt_move)
         };
+        let Some((best, best_move)) = self.pvs_moves(
+            b,
+            &list.sq[..list.n],
+            alpha,
+            beta,
+            |s, c, a, bb| s.pvs_node(c, a, bb, empties - 1, true).0,
+            |s, c, a| s.nws_p(c.player, c.opponent, a, empties - 1, true),
+        ) else {
+            return (0, 64);
+        };
+        let bound = Bound::from_window(best, alpha0, beta);
+        self.tt
+            .store(b, best, bound, empties, Some(best_move as u8), true);
+        (best, best_move)
+    }
+
+    /// The move loop of a principal-variation search (PVS) node, shared by the midgame and the
+    /// endgame: the first move of `order` with the window (alpha, beta) through `pv`, the
+    /// others with a null window through `nws` (its argument is the child's alpha; the window
+    /// is (alpha, alpha + 1)) and a `pv` re-search when that fails high inside the window.
+    /// Fail-soft; returns the best score and its move, or `None` once stopped.
+    #[inline(always)]
+    pub(crate) fn pvs_moves(
+        &mut self,
+        b: &Board,
+        order: &[u32],
+        mut alpha: Score,
+        beta: Score,
+        mut pv: impl FnMut(&mut Searcher, &Board, Score, Score) -> Score,
+        mut nws: impl FnMut(&mut Searcher, &Board, Score) -> Score,
+    ) -> Option<(Score, u32)> {
         let mut best = -SCORE_INF;
-        let mut best_move = list.sq[0];
-        for i in 0..list.n {
-            let x = list.sq[i];
-            let f = flips(p, o, x);
-            let child = b.make_move_with_flips(1 << x, f);
+        let mut best_move = order[0];
+        for (i, &x) in order.iter().enumerate() {
+            let child = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
             let v = if i == 0 {
-                -self.pvs_node(&child, -beta, -alpha, empties - 1, true).0
+                -pv(self, &child, -beta, -alpha)
             } else {
-                let mut v =
-                    -self.nws_p(child.player, child.opponent, -alpha - 1, empties - 1, true);
+                let mut v = -nws(self, &child, -alpha - 1);
                 if v > alpha && v < beta && !self.stopped {
-                    v = -self.pvs_node(&child, -beta, -v, empties - 1, true).0;
+                    v = -pv(self, &child, -beta, -v);
                 }
                 v
             };
             if self.stopped {
-                return (0, 64);
+                return None;
             }
             if v > best {
                 best = v;
@@ -987,10 +1015,7 @@ impl Searcher {
                 }
             }
         }
-        let bound = Bound::from_window(best, alpha0, beta);
-        self.tt
-            .store(b, best, bound, empties, Some(best_move as u8), true);
-        (best, best_move)
+        Some((best, best_move))
     }
 
     /// Solves `b` at the root with the window (alpha, beta): (−64, 64) for an exact solve,
