@@ -1,5 +1,6 @@
-//! Criterion benches of the search kernels: mobility, flips, the last-4-empties solver, a
-//! small exact endgame solve, and the evaluation.
+//! Criterion benches of the search kernels: mobility, flips, the last-move flip count, the
+//! last-4-empties solver, a small exact endgame solve, a small endgame set (1 and 2 threads)
+//! and the evaluation.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -7,7 +8,8 @@ use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use flank::board::{Board, flips, flips_rays, get_moves};
-use flank::endgame::Searcher;
+use flank::endgame::{Searcher, last_flip_count};
+use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::eval::evaluate;
 use flank::format::parse_board_string;
 use flank::tt::TranspositionTable;
@@ -63,6 +65,19 @@ fn kernels(c: &mut Criterion) {
     });
     c.bench_function("evaluate", |b| b.iter(|| evaluate(black_box(&mid))));
 
+    // Last-move flip counts on every square of a nearly full board (one empty each).
+    let full = down_to(board(END18), 1);
+    let p_full = full.player | full.empty();
+    c.bench_function("last_flip_count_64", |b| {
+        b.iter(|| {
+            let mut acc = 0u32;
+            for x in 0..64u32 {
+                acc += last_flip_count(black_box(p_full & !(1u64 << x)), x);
+            }
+            acc
+        })
+    });
+
     let tt = Arc::new(TranspositionTable::new(16));
     let stop = Arc::new(AtomicBool::new(false));
     let end4 = down_to(board(END18), 4);
@@ -80,5 +95,35 @@ fn kernels(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, kernels);
+/// The built-in `flank solve` positions played down to 16 empties, solved exactly from an
+/// empty TT, on 1 and 2 threads.
+fn endgame_set(c: &mut Criterion) {
+    let set: Vec<Board> = flank::solve::builtin_problems()
+        .iter()
+        .map(|p| down_to(p.position.board, 16))
+        .collect();
+    let mut group = c.benchmark_group("endgame_set_16");
+    group.sample_size(10);
+    for threads in [1, 2] {
+        group.bench_function(format!("{threads}_threads"), |b| {
+            let mut e = Engine::new(EngineConfig {
+                hash_mb: 16,
+                threads,
+            });
+            let limits = SearchLimits {
+                mode: SolveMode::Exact,
+                ..Default::default()
+            };
+            b.iter(|| {
+                e.new_game();
+                set.iter()
+                    .map(|x| e.search(black_box(x), &limits, &mut |_| {}).score)
+                    .sum::<i32>()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, kernels, endgame_set);
 criterion_main!(benches);

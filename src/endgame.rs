@@ -7,26 +7,54 @@
 //! search with the window (−1, 1). [`Searcher`] is the per-thread search state (node count,
 //! stop flag, deadline) and is shared with [`crate::midgame`].
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+use rayon::prelude::*;
 
 use crate::board::{Board, SCORE_INF, Score, flips_rays as flips, get_moves, neighbours};
 use crate::square::{Move, Square};
 use crate::tt::{Bound, TranspositionTable};
 
 /// Empties at and above which the endgame NWS probes and stores the TT.
-pub const TT_MIN_EMPTIES: u32 = 9;
+pub const TT_MIN_EMPTIES: u32 = 8;
 /// Empties at and above which moves are sorted fastest-first (below: parity ordering).
 pub const FASTEST_FIRST_EMPTIES: u32 = 7;
 /// Empties at and above which the root solve uses an aspiration window.
 pub const ASPIRATION_SOLVE_EMPTIES: u32 = 16;
 
 /// Empties at and above which the NWS tries an enhanced transposition cutoff.
-pub const ETC_EMPTIES: u32 = 12;
+pub const ETC_EMPTIES: u32 = 10;
 
 /// Empties at and above which moves are ordered by a shallow midgame search.
 pub const SEARCH_ORDER_EMPTIES: u32 = 16;
+
+/// Empties at and above which a parallel NWS node splits its moves after the first (YBWC).
+pub const SPLIT_EMPTIES: u32 = 12;
+
+/// The cutoff flag of one YBWC split point, chained to the split points above it: a search
+/// under a split point stops as soon as any flag on its chain is set.
+struct Cut {
+    flag: AtomicBool,
+    parent: Option<Arc<Cut>>,
+}
+
+impl Cut {
+    /// True if this split point or one above it was cut off.
+    fn is_set(&self) -> bool {
+        let mut c = self;
+        loop {
+            if c.flag.load(Ordering::Relaxed) {
+                return true;
+            }
+            match &c.parent {
+                Some(p) => c = p,
+                None => return false,
+            }
+        }
+    }
+}
 
 /// The 8-neighbourhood of each square: a move there can only flip if an opponent disc is in it.
 const NEIGHBOUR: [u64; 64] = {
@@ -51,6 +79,64 @@ fn flips_near(p: u64, o: u64, x: u32) -> u64 {
     } else {
         flips(p, o, x)
     }
+}
+
+/// For each square, its 8 rays (squares in one direction, nearest first, edge excluded):
+/// the first 4 towards higher indices (E, N, NE, NW as a1 → h8 runs), the last 4 towards lower.
+const LAST_RAYS: [[u64; 8]; 64] = {
+    let mut t = [[0u64; 8]; 64];
+    // (column step, row step): increasing-index directions first.
+    let dirs: [(i32, i32); 8] = [
+        (1, 0),
+        (0, 1),
+        (1, 1),
+        (-1, 1),
+        (-1, 0),
+        (0, -1),
+        (-1, -1),
+        (1, -1),
+    ];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 8 {
+            let (dc, dr) = dirs[d];
+            let (mut c, mut r) = ((sq % 8) as i32 + dc, (sq / 8) as i32 + dr);
+            let mut m = 0u64;
+            while c >= 0 && c < 8 && r >= 0 && r < 8 {
+                m |= 1u64 << (r * 8 + c);
+                c += dc;
+                r += dr;
+            }
+            t[sq][d] = m;
+            d += 1;
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// Number of discs flipped when the side owning `p` plays `x`, the board's only empty square
+/// (every other square not in `p` belongs to the opponent). Counts without building the
+/// flipped set: on each ray the flips are the opponent discs before the nearest disc of `p`.
+#[inline(always)]
+pub fn last_flip_count(p: u64, x: u32) -> u32 {
+    let rays = &LAST_RAYS[x as usize];
+    let mut n = 0;
+    for r in &rays[..4] {
+        let mine = r & p;
+        // Squares of the ray below the nearest own disc (all of it if none: then no flips).
+        let before = mine.wrapping_sub(1) & !mine & r;
+        n += if mine != 0 { before.count_ones() } else { 0 };
+    }
+    for r in &rays[4..] {
+        let mine = r & p;
+        if mine != 0 {
+            let above = r & !((1u64 << (63 - mine.leading_zeros())) << 1).wrapping_sub(1);
+            n += above.count_ones();
+        }
+    }
+    n
 }
 
 /// Nodes between two checks of the stop flag and the deadline.
@@ -163,6 +249,16 @@ pub struct Searcher {
     stop: Arc<AtomicBool>,
     deadline: Option<Instant>,
     next_check: u64,
+    /// The split point this searcher works under (YBWC helpers only).
+    cut: Option<Arc<Cut>>,
+    /// The thread pool a parallel solve runs on (`None`: one thread, deterministic).
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// True while running inside `pool`: NWS nodes at ≥ [`SPLIT_EMPTIES`] may split.
+    split: bool,
+    /// A live node total shared with a progress display (updated at each stop check).
+    progress: Option<Arc<AtomicU64>>,
+    /// The part of `nodes` already added to `progress`.
+    published: u64,
 }
 
 /// Result of a root solve.
@@ -229,7 +325,36 @@ impl Searcher {
             stop,
             deadline,
             next_check: CHECK_INTERVAL,
+            cut: None,
+            pool: None,
+            split: false,
+            progress: None,
+            published: 0,
         }
+    }
+
+    /// Adds this searcher's nodes (and those of its YBWC helpers) to `counter` as it goes,
+    /// every few thousand nodes, for a progress display; `None` stops that.
+    pub fn set_progress(&mut self, counter: Option<Arc<AtomicU64>>) {
+        self.progress = counter;
+        self.published = self.nodes;
+    }
+
+    /// Adds the nodes not yet published to the progress counter.
+    fn publish(&mut self) {
+        if let Some(p) = &self.progress {
+            p.fetch_add(self.nodes - self.published, Ordering::Relaxed);
+            self.published = self.nodes;
+        }
+    }
+
+    /// Lets [`Searcher::solve`] run on `pool` with the young brothers wait concept (YBWC):
+    /// at NWS nodes with ≥ [`SPLIT_EMPTIES`] empties, once the first move failed to cut off,
+    /// the other moves are searched in parallel (rayon work stealing) by helper searchers
+    /// sharing the TT; a fail-high of one stops the others. `None` (or a one-thread pool)
+    /// keeps the solve sequential and its node count deterministic.
+    pub fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>) {
+        self.pool = pool.filter(|p| p.current_num_threads() > 1);
     }
 
     /// Changes the hard deadline (e.g. between the midgame and the solve of one search).
@@ -242,7 +367,9 @@ impl Searcher {
     pub fn check_stop(&mut self) -> bool {
         if self.nodes >= self.next_check {
             self.next_check = self.nodes + CHECK_INTERVAL;
+            self.publish();
             if self.stop.load(Ordering::Relaxed)
+                || self.cut.as_ref().is_some_and(|c| c.is_set())
                 || self.deadline.is_some_and(|d| Instant::now() >= d)
             {
                 self.stopped = true;
@@ -256,13 +383,21 @@ impl Searcher {
     fn last1(&mut self, p: u64, o: u64, x: u32) -> Score {
         self.nodes += 1;
         let pc = p.count_ones() as Score;
-        let f = flips_near(p, o, x);
-        if f != 0 {
-            return 2 * (pc + f.count_ones() as Score + 1) - 64;
+        let n = if NEIGHBOUR[x as usize] & o != 0 {
+            last_flip_count(p, x)
+        } else {
+            0
+        };
+        if n != 0 {
+            return 2 * (pc + n as Score + 1) - 64;
         }
-        let g = flips_near(o, p, x);
-        if g != 0 {
-            return 2 * (pc - g.count_ones() as Score) - 64;
+        let n = if NEIGHBOUR[x as usize] & p != 0 {
+            last_flip_count(o, x)
+        } else {
+            0
+        };
+        if n != 0 {
+            return 2 * (pc - n as Score) - 64;
         }
         let d = 2 * pc - 63;
         if d > 0 { d + 1 } else { d - 1 }
@@ -410,6 +545,20 @@ impl Searcher {
         .final_score()
     }
 
+    /// The NWS of a node whose side to move has no move: the opponent's NWS after a pass
+    /// (`may_pass` false stops a second pass), or the final score if neither side can move.
+    #[inline]
+    fn nws_no_move(&mut self, p: u64, o: u64, alpha: Score, empties: u32, may_pass: bool) -> Score {
+        if may_pass && get_moves(o, p) != 0 {
+            return -self.nws_p(o, p, -alpha - 1, empties, false);
+        }
+        Board {
+            player: p,
+            opponent: o,
+        }
+        .final_score()
+    }
+
     /// Stability cutoff for an NWS at alpha: `Some(bound)` if the opponent's stable discs
     /// already prove the score ≤ alpha.
     #[inline]
@@ -434,14 +583,7 @@ impl Searcher {
         self.nodes += 1;
         let moves = get_moves(p, o);
         if moves == 0 {
-            if may_pass && get_moves(o, p) != 0 {
-                return -self.nws_shallow(o, p, -alpha - 1, empties, false);
-            }
-            return Board {
-                player: p,
-                opponent: o,
-            }
-            .final_score();
+            return self.nws_no_move(p, o, alpha, empties, may_pass);
         }
         if let Some(s) = self.stability_cutoff(p, o, alpha) {
             return s;
@@ -517,7 +659,7 @@ impl Searcher {
                 let no = p ^ f ^ (1 << x);
                 let om = get_moves(np, no);
                 let pot = (neighbours(no) & !(np | no)).count_ones() as i32;
-                let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 2 * pot;
+                let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 6 * pot;
                 if (1u64 << x) & odd != 0 {
                     k -= 16;
                 }
@@ -546,10 +688,9 @@ impl Searcher {
             };
             if let Some(e) = self.tt.probe(&c)
                 && e.solved
-                && e.bound != Bound::Lower
-                && -e.score > alpha
+                && -e.upper > alpha
             {
-                return Some(-e.score);
+                return Some(-e.upper);
             }
         }
         None
@@ -596,14 +737,7 @@ impl Searcher {
         }
         let moves = get_moves(p, o);
         if moves == 0 {
-            if may_pass && get_moves(o, p) != 0 {
-                return -self.nws_p(o, p, -alpha - 1, empties, false);
-            }
-            return Board {
-                player: p,
-                opponent: o,
-            }
-            .final_score();
+            return self.nws_no_move(p, o, alpha, empties, may_pass);
         }
         if let Some(s) = self.stability_cutoff(p, o, alpha) {
             return s;
@@ -616,11 +750,11 @@ impl Searcher {
         let mut tt_move = None;
         if use_tt && let Some(e) = self.tt.probe(&b) {
             if e.solved {
-                match e.bound {
-                    Bound::Exact => return e.score,
-                    Bound::Lower if e.score > alpha => return e.score,
-                    Bound::Upper if e.score <= alpha => return e.score,
-                    _ => {}
+                if e.lower > alpha {
+                    return e.lower;
+                }
+                if e.upper <= alpha {
+                    return e.upper;
                 }
             }
             tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
@@ -632,18 +766,46 @@ impl Searcher {
         }
         let mut best = -SCORE_INF;
         let mut best_move = 0;
-        if moves & (moves - 1) == 0 {
-            let x = moves.trailing_zeros();
+        let mut rest = moves;
+        // The TT move first, before the other moves are ordered: at a cut node it usually
+        // suffices, and the ordering work (shallow searches at high empties) is saved.
+        if let Some(m) = tt_move
+            && moves & (moves - 1) != 0
+        {
+            let x = m as u32;
             let f = flips(p, o, x);
             best = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
             best_move = x;
+            rest &= !(1u64 << x);
+        }
+        if best > alpha || self.stopped {
+            // Cut off by the TT move (or stopped: nothing is stored below).
+        } else if rest & (rest - 1) == 0 {
+            let x = rest.trailing_zeros();
+            let f = flips(p, o, x);
+            let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+            if v > best {
+                best = v;
+                best_move = x;
+            }
         } else {
             let list = if empties >= SEARCH_ORDER_EMPTIES {
-                self.search_order(&b, moves, tt_move, empties)
+                self.search_order(&b, rest, None, empties)
             } else {
-                self.fastest_first(p, o, moves, tt_move)
+                self.fastest_first(p, o, rest, None)
             };
+            // YBWC: split once one move (the TT move, else the first listed) has been searched.
+            let split_at = if rest == moves { 1 } else { 0 };
             for i in 0..list.n {
+                if i == split_at && self.split && empties >= SPLIT_EMPTIES {
+                    if let Some((v, x)) = self.nws_split(p, o, alpha, empties, &list.sq[i..list.n])
+                        && v > best
+                    {
+                        best = v;
+                        best_move = x;
+                    }
+                    break;
+                }
                 let x = list.sq[i];
                 let f = flips(p, o, x);
                 let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
@@ -671,6 +833,68 @@ impl Searcher {
         best
     }
 
+    /// The YBWC split of an NWS node of `(p, o)` at `alpha`: searches the moves `rest` in
+    /// parallel, each by a helper searcher under a new split point, and stops them all once
+    /// one fails high. Returns the best (score, move) among the completed searches (`None` if
+    /// none completed); sets `self.stopped` if the split was abandoned from above (stop
+    /// flag, deadline or a cutoff at an enclosing split point).
+    fn nws_split(
+        &mut self,
+        p: u64,
+        o: u64,
+        alpha: Score,
+        empties: u32,
+        rest: &[u32],
+    ) -> Option<(Score, u32)> {
+        let cut = Arc::new(Cut {
+            flag: AtomicBool::new(false),
+            parent: self.cut.clone(),
+        });
+        let best: Mutex<Option<(Score, u32)>> = Mutex::new(None);
+        let nodes = AtomicU64::new(0);
+        let aborted = AtomicBool::new(false);
+        let (tt, stop, deadline, progress) = (&self.tt, &self.stop, self.deadline, &self.progress);
+        rest.par_iter().with_max_len(1).for_each(|&x| {
+            if cut.is_set() {
+                if !cut.flag.load(Ordering::Relaxed) {
+                    aborted.store(true, Ordering::Relaxed);
+                }
+                return;
+            }
+            let mut s = Searcher::new(tt.clone(), stop.clone(), deadline);
+            s.cut = Some(cut.clone());
+            s.split = true;
+            s.set_progress(progress.clone());
+            let f = flips(p, o, x);
+            let v = -s.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+            s.publish();
+            nodes.fetch_add(s.nodes, Ordering::Relaxed);
+            if s.stopped {
+                if !cut.flag.load(Ordering::Relaxed) {
+                    aborted.store(true, Ordering::Relaxed);
+                }
+                return;
+            }
+            let mut b = best.lock().unwrap_or_else(|e| e.into_inner());
+            if b.is_none_or(|(bv, _)| v > bv) {
+                *b = Some((v, x));
+            }
+            if v > alpha {
+                cut.flag.store(true, Ordering::Relaxed);
+            }
+        });
+        // The helpers published their nodes already.
+        let n = nodes.load(Ordering::Relaxed);
+        self.nodes += n;
+        self.published += n;
+        let best = best.into_inner().unwrap_or_else(|e| e.into_inner());
+        let cut_here = best.is_some_and(|(v, _)| v > alpha);
+        if aborted.load(Ordering::Relaxed) && !cut_here {
+            self.stopped = true;
+        }
+        best
+    }
+
     /// Exact principal-variation search (PVS) with the window (alpha, beta): the first move
     /// with the full window, the others with an NWS and a re-search on a fail-high.
     /// Fail-soft; exact when the result lies strictly inside the window.
@@ -687,7 +911,7 @@ impl Searcher {
         &mut self,
         b: &Board,
         mut alpha: Score,
-        beta: Score,
+        mut beta: Score,
         empties: u32,
         may_pass: bool,
     ) -> (Score, u32) {
@@ -712,14 +936,19 @@ impl Searcher {
         if let Some(e) = self.tt.probe(b) {
             tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
             if e.solved {
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => e.score >= beta,
-                    Bound::Upper => e.score <= alpha,
+                let cut = if e.lower == e.upper || e.lower >= beta {
+                    Some(e.lower)
+                } else if e.upper <= alpha {
+                    Some(e.upper)
+                } else {
+                    None
                 };
-                if cut {
-                    return (e.score, e.best.map_or(64, |m| m as u32));
+                if let Some(v) = cut {
+                    return (v, e.best.map_or(64, |m| m as u32));
                 }
+                // A known interval narrows the window.
+                alpha = alpha.max(e.lower - 1);
+                beta = beta.min(e.upper + 1);
             }
         }
         let alpha0 = alpha;
@@ -728,24 +957,52 @@ impl Searcher {
         } else {
             self.fastest_first(p, o, moves, tt_move)
         };
+        let Some((best, best_move)) = self.pvs_moves(
+            b,
+            &list.sq[..list.n],
+            alpha,
+            beta,
+            |s, c, a, bb| s.pvs_node(c, a, bb, empties - 1, true).0,
+            |s, c, a| s.nws_p(c.player, c.opponent, a, empties - 1, true),
+        ) else {
+            return (0, 64);
+        };
+        let bound = Bound::from_window(best, alpha0, beta);
+        self.tt
+            .store(b, best, bound, empties, Some(best_move as u8), true);
+        (best, best_move)
+    }
+
+    /// The move loop of a principal-variation search (PVS) node, shared by the midgame and the
+    /// endgame: the first move of `order` with the window (alpha, beta) through `pv`, the
+    /// others with a null window through `nws` (its argument is the child's alpha; the window
+    /// is (alpha, alpha + 1)) and a `pv` re-search when that fails high inside the window.
+    /// Fail-soft; returns the best score and its move, or `None` once stopped.
+    #[inline(always)]
+    pub(crate) fn pvs_moves(
+        &mut self,
+        b: &Board,
+        order: &[u32],
+        mut alpha: Score,
+        beta: Score,
+        mut pv: impl FnMut(&mut Searcher, &Board, Score, Score) -> Score,
+        mut nws: impl FnMut(&mut Searcher, &Board, Score) -> Score,
+    ) -> Option<(Score, u32)> {
         let mut best = -SCORE_INF;
-        let mut best_move = list.sq[0];
-        for i in 0..list.n {
-            let x = list.sq[i];
-            let f = flips(p, o, x);
-            let child = b.make_move_with_flips(1 << x, f);
+        let mut best_move = order[0];
+        for (i, &x) in order.iter().enumerate() {
+            let child = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
             let v = if i == 0 {
-                -self.pvs_node(&child, -beta, -alpha, empties - 1, true).0
+                -pv(self, &child, -beta, -alpha)
             } else {
-                let mut v =
-                    -self.nws_p(child.player, child.opponent, -alpha - 1, empties - 1, true);
+                let mut v = -nws(self, &child, -alpha - 1);
                 if v > alpha && v < beta && !self.stopped {
-                    v = -self.pvs_node(&child, -beta, -v, empties - 1, true).0;
+                    v = -pv(self, &child, -beta, -v);
                 }
                 v
             };
             if self.stopped {
-                return (0, 64);
+                return None;
             }
             if v > best {
                 best = v;
@@ -758,10 +1015,7 @@ impl Searcher {
                 }
             }
         }
-        let bound = Bound::from_window(best, alpha0, beta);
-        self.tt
-            .store(b, best, bound, empties, Some(best_move as u8), true);
-        (best, best_move)
+        Some((best, best_move))
     }
 
     /// Solves `b` at the root with the window (alpha, beta): (−64, 64) for an exact solve,
@@ -772,6 +1026,19 @@ impl Searcher {
     /// confirmed with null-window searches, so it is always a legal line achieving the score
     /// (for WLD: a line of moves with the same result sign, possibly shortened).
     pub fn solve(&mut self, b: &Board, alpha: Score, beta: Score) -> Option<SolveResult> {
+        match self.pool.clone() {
+            Some(pool) => {
+                self.split = true;
+                let r = pool.install(|| self.solve_here(b, alpha, beta));
+                self.split = false;
+                r
+            }
+            None => self.solve_here(b, alpha, beta),
+        }
+    }
+
+    /// [`Searcher::solve`] on the current thread (splitting if `self.split`).
+    fn solve_here(&mut self, b: &Board, alpha: Score, beta: Score) -> Option<SolveResult> {
         let empties = b.empties();
         if b.is_game_over() {
             self.nodes += 1;
@@ -826,12 +1093,17 @@ impl Searcher {
         beta: Score,
         empties: u32,
     ) -> (Score, u32) {
-        if empties < ASPIRATION_SOLVE_EMPTIES || beta - alpha <= 2 {
+        if empties < ASPIRATION_SOLVE_EMPTIES {
             return self.pvs_node(b, alpha, beta, empties, true);
         }
-        let depth = if empties >= 20 { 8 } else { 6 };
+        let depth = if empties >= 20 { 10 } else { 6 };
         let w = 4;
+        // The midgame search also leaves its best moves in the TT for the solve's ordering,
+        // so a WLD solve (too narrow a window for aspiration) runs it too.
         let (est, _) = self.mid_pvs(b, -SCORE_INF, SCORE_INF, depth, true);
+        if beta - alpha <= 2 {
+            return self.pvs_node(b, alpha, beta, empties, true);
+        }
         let mut lo = (est - w).max(alpha);
         let mut hi = (est + w).min(beta);
         if lo >= hi {
@@ -930,6 +1202,29 @@ mod tests {
         assert_eq!(stable_discs(1 << 27, 1), 0);
         // A row-1 edge run from a1 is stable.
         assert_eq!(stable_discs(0b111, 1 << 20), 0b111);
+    }
+
+    #[test]
+    fn last_flip_count_equals_flips_on_one_empty_boards() {
+        let mut s: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..20_000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let x = (s >> 58) as u32;
+            let p = s & !(1u64 << x);
+            let o = !p & !(1u64 << x);
+            assert_eq!(
+                last_flip_count(p, x),
+                flips(p, o, x).count_ones(),
+                "{p:x} {x}"
+            );
+            assert_eq!(
+                last_flip_count(o, x),
+                flips(o, p, x).count_ones(),
+                "{p:x} {x}"
+            );
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! scores from the side to move's view.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::board::{Board, Score};
@@ -117,6 +117,24 @@ pub struct Engine {
     config: EngineConfig,
     stop: Arc<AtomicBool>,
     tt: Arc<TranspositionTable>,
+    /// The YBWC thread pool of exact and WLD solves (`None` with one thread).
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// Nodes of the running search so far, for progress displays.
+    progress: Arc<AtomicU64>,
+}
+
+/// A rayon pool of `threads` threads for parallel solves; `None` for one thread or if the
+/// threads cannot be started (the solve then runs on the calling thread).
+fn solve_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
+    if threads <= 1 {
+        return None;
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("flank-solve-{i}"))
+        .build()
+        .ok()
+        .map(Arc::new)
 }
 
 impl Engine {
@@ -125,6 +143,8 @@ impl Engine {
     pub fn new(config: EngineConfig) -> Engine {
         let tt = Arc::new(TranspositionTable::new(config.hash_mb));
         Engine {
+            pool: solve_pool(config.threads),
+            progress: Arc::new(AtomicU64::new(0)),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt,
@@ -137,6 +157,8 @@ impl Engine {
         // Report the size asked for, not the power of two it was rounded to.
         let tt = TranspositionTable::try_with_bytes(bytes).map_err(|_| TtAllocError { bytes })?;
         Ok(Engine {
+            pool: solve_pool(config.threads),
+            progress: Arc::new(AtomicU64::new(0)),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt: Arc::new(tt),
@@ -147,6 +169,8 @@ impl Engine {
     /// results are the same, only slower).
     pub fn with_tt_bytes(config: EngineConfig, bytes: usize) -> Engine {
         Engine {
+            pool: solve_pool(config.threads),
+            progress: Arc::new(AtomicU64::new(0)),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt: Arc::new(TranspositionTable::with_bytes(bytes)),
@@ -161,6 +185,13 @@ impl Engine {
     /// Forgets everything learned from earlier searches (clears the transposition table).
     pub fn new_game(&mut self) {
         self.tt.clear();
+    }
+
+    /// The node count of the running search (of the last one once it is over), updated every
+    /// few thousand nodes by the searching threads; reset to 0 when a search starts. For
+    /// progress displays only: the exact total is [`SearchResult::nodes`].
+    pub fn progress_handle(&self) -> Arc<AtomicU64> {
+        self.progress.clone()
     }
 
     /// A flag that stops the running search when set (it is cleared when a search starts).
@@ -200,6 +231,8 @@ impl Engine {
             .time_ms
             .and_then(|ms| start.checked_add(Duration::from_millis(ms)));
         let mut s = Searcher::new(self.tt.clone(), self.stop.clone(), limits.deadline);
+        self.progress.store(0, Ordering::Relaxed);
+        s.set_progress(Some(self.progress.clone()));
         if board.is_game_over() {
             let score = board.final_score();
             let score = if limits.mode == SolveMode::Wld {
@@ -241,9 +274,11 @@ impl Engine {
         self.search_smp(&mut s, board, limits, soft, start, on_info)
     }
 
-    /// Runs [`Engine::search_movable`] on this thread and, with `threads > 1`, the same search
-    /// on helper threads sharing the TT (Lazy SMP): helpers only fill the TT; the answer is
-    /// the main thread's. Helpers stop when the main search ends; their nodes are added.
+    /// Runs [`Engine::search_movable`] on this thread. With `threads > 1`, an exact or WLD
+    /// solve runs by YBWC on the engine's thread pool (see [`Searcher::set_pool`]); a midgame
+    /// search runs the same search on helper threads sharing the TT (Lazy SMP): helpers only
+    /// fill the TT; the answer is the main thread's. Helpers stop when the main search ends;
+    /// their nodes are added.
     fn search_smp(
         &mut self,
         s: &mut Searcher,
@@ -254,7 +289,14 @@ impl Engine {
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         let helpers = self.config.threads.saturating_sub(1);
-        if helpers == 0 {
+        let solving = match limits.mode {
+            SolveMode::Exact | SolveMode::Wld => true,
+            SolveMode::Auto => board.empties() <= AUTO_SOLVE_EMPTIES,
+            SolveMode::Midgame => false,
+        };
+        if helpers == 0 || solving {
+            // Solves run in parallel by YBWC on the pool instead of Lazy SMP helpers.
+            s.set_pool(self.pool.clone());
             return self.search_movable(s, board, limits, soft, start, on_info);
         }
         let helper_stop = Arc::new(AtomicBool::new(false));

@@ -140,8 +140,24 @@ struct SolveArgs {
     /// Number of the first position (for files such as fforum-20-39.obf, use 20).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1_000_000_000))]
     first_id: u32,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    hash: u64,
+    /// Search threads (default: all cores); 1 gives deterministic node counts.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: Option<u64>,
     #[command(flatten)]
-    engine: EngineArgs,
+    eval: EvalArg,
+}
+
+impl SolveArgs {
+    fn config(&self) -> EngineConfig {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        EngineConfig {
+            hash_mb: self.hash as usize,
+            threads: self.threads.map_or(cores, |t| t as usize),
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -344,7 +360,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     // depend on earlier weights.
     let spec = match &command {
         Command::Gtp(a) => a.engine.eval.eval.clone(),
-        Command::Solve(a) => a.engine.eval.eval.clone(),
+        Command::Solve(a) => a.eval.eval.clone(),
         Command::Bench(a) => a.eval.eval.clone(),
         Command::Train(a) => Some(a.eval.eval.clone().unwrap_or_else(|| "classic".into())),
         Command::Perft(_) | Command::Match(_) => None,
@@ -470,7 +486,7 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
         json: args.json,
         first_id: args.first_id as usize,
     };
-    let mut engine = Engine::try_new(args.engine.config())?;
+    let mut engine = Engine::try_new(args.config())?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let summary = match args.file.as_deref() {

@@ -61,7 +61,7 @@ impl Searcher {
     pub fn mid_pvs(
         &mut self,
         b: &Board,
-        mut alpha: Score,
+        alpha: Score,
         beta: Score,
         depth: i32,
         may_pass: bool,
@@ -100,34 +100,16 @@ impl Searcher {
         }
         let alpha0 = alpha;
         let order = self.mid_order(b, moves, tt_move, depth);
-        let mut best = -SCORE_INF;
-        let mut best_move = order[0];
-        for (i, &x) in order.iter().enumerate() {
-            let f = flips(b.player, b.opponent, x);
-            let c = b.make_move_with_flips(1 << x, f);
-            let v = if i == 0 {
-                -self.mid_pvs(&c, -beta, -alpha, depth - 1, true).0
-            } else {
-                let mut v = -self.mid_pvs(&c, -alpha - 1, -alpha, depth - 1, true).0;
-                if v > alpha && v < beta && !self.stopped {
-                    v = -self.mid_pvs(&c, -beta, -v, depth - 1, true).0;
-                }
-                v
-            };
-            if self.stopped {
-                return (0, 64);
-            }
-            if v > best {
-                best = v;
-                best_move = x;
-                if v > alpha {
-                    alpha = v;
-                    if v >= beta {
-                        break;
-                    }
-                }
-            }
-        }
+        let Some((best, best_move)) = self.pvs_moves(
+            b,
+            &order,
+            alpha,
+            beta,
+            |s, c, a, bb| s.mid_pvs(c, a, bb, depth - 1, true).0,
+            |s, c, a| s.mid_pvs(c, a, a + 1, depth - 1, true).0,
+        ) else {
+            return (0, 64);
+        };
         let bound = Bound::from_window(best, alpha0, beta);
         self.tt
             .store(b, best, bound, depth as u32, Some(best_move as u8), false);

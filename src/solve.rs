@@ -15,9 +15,12 @@
 //!   compared).
 
 use std::io::{BufRead, Write};
-use std::time::Instant;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use crate::board::Score;
@@ -252,7 +255,9 @@ impl<'a, W: Write> Batch<'a, W> {
     fn solve(&mut self, engine: &mut Engine, p: &Problem) -> Result<()> {
         let id = self.opts.first_id.saturating_add(self.summary.positions);
         let started = Instant::now();
-        let rec = solve_problem(engine, p, id, self.opts.kind);
+        let rec = with_progress(engine, id, p.position.board.empties(), |engine| {
+            solve_problem(engine, p, id, self.opts.kind)
+        });
         let nps = per_second(rec.nodes, started.elapsed());
         let sum = &mut self.summary;
         sum.positions += 1;
@@ -313,6 +318,50 @@ impl<'a, W: Write> Batch<'a, W> {
         }
         Ok(self.summary)
     }
+}
+
+/// Runs `f` (one position's search) while a spinner on stderr shows the position number,
+/// its empties, the elapsed time and the live node count of `engine` (see
+/// [`Engine::progress_handle`]). The spinner appears only after a second and only when stderr
+/// is a terminal (indicatif hides it otherwise); it never writes to stdout.
+fn with_progress<T>(
+    engine: &mut Engine,
+    id: usize,
+    empties: u32,
+    f: impl FnOnce(&mut Engine) -> T,
+) -> T {
+    let counter = engine.progress_handle();
+    // Dropping `done` wakes the display thread at once.
+    let (done, wake) = mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let started = Instant::now();
+            let pb = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            pb.set_style(
+                ProgressStyle::with_template("{spinner} #{prefix} {elapsed} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            pb.set_prefix(format!("{id} ({empties} empties)"));
+            let mut shown = false;
+            while let Err(mpsc::RecvTimeoutError::Timeout) =
+                wake.recv_timeout(Duration::from_millis(100))
+            {
+                if !shown && started.elapsed() >= Duration::from_secs(1) {
+                    shown = true;
+                    pb.enable_steady_tick(Duration::from_millis(250));
+                }
+                if shown {
+                    let n = counter.load(Ordering::Relaxed);
+                    let nps = per_second(n, started.elapsed());
+                    pb.set_message(format!("{n} nodes, {nps} nodes/s"));
+                }
+            }
+            pb.finish_and_clear();
+        });
+        let r = f(engine);
+        drop(done);
+        r
+    })
 }
 
 /// Nodes per second over a measured duration (0 when no time has passed).

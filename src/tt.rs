@@ -7,6 +7,12 @@
 //! by two threads writing at once is rejected rather than misread. Correctness therefore never
 //! depends on the table size: a table of one bucket only loses speed.
 //!
+//! Each entry keeps a lower and an upper bound on the score (as Edax's hash does): a result
+//! stored for a position that already has an entry at the same depth (solved with solved, or
+//! the same midgame depth) narrows the stored interval instead of replacing it, so the
+//! searches of one position at different null windows (aspiration and PVS re-searches) all
+//! leave their bound.
+//!
 //! Slots are grouped in buckets of [`BUCKET_SLOTS`]; a position may live in any slot of the
 //! bucket chosen by [`Board::hash`]. Replacement is depth-preferred with ageing: a slot from an
 //! older search generation (see [`TranspositionTable::new_search`]) is replaced first, then
@@ -62,6 +68,11 @@ pub struct TtEntry {
     /// True if the score comes from the exact endgame solver (exact or WLD window): a bound on
     /// the final disc difference, valid at any depth. False for a midgame (evaluation) score.
     pub solved: bool,
+    /// Lower bound on the value (−127 if none); `score` is this bound unless `bound` is
+    /// [`Bound::Upper`].
+    pub lower: Score,
+    /// Upper bound on the value (+127 if none); equal to `lower` for [`Bound::Exact`].
+    pub upper: Score,
 }
 
 struct Slot {
@@ -72,26 +83,44 @@ struct Slot {
 
 const NO_MOVE: u64 = 64;
 
+/// No bound: the sentinels of [`TtEntry::lower`] and [`TtEntry::upper`].
+const NO_BOUND: Score = 127;
+
+/// The (lower, upper) interval a fail-soft `score` with `bound` gives.
+fn interval(score: Score, bound: Bound) -> (Score, Score) {
+    let s = score.clamp(-126, 126);
+    match bound {
+        Bound::Lower => (s, NO_BOUND),
+        Bound::Upper => (-NO_BOUND, s),
+        Bound::Exact => (s, s),
+    }
+}
+
 fn pack(
-    score: Score,
-    bound: Bound,
+    lower: Score,
+    upper: Score,
     depth: u32,
     best: Option<u8>,
     solved: bool,
     generation: u8,
 ) -> u64 {
-    let b = match bound {
-        Bound::Lower => 1u64,
-        Bound::Upper => 2,
-        Bound::Exact => 3,
+    // The bound code is never 0 (0 marks an empty slot): 3 exact, 2 upper only, else 1.
+    let b = if lower == upper {
+        3u64
+    } else if lower == -NO_BOUND {
+        2
+    } else {
+        1
     };
-    let s = (score.clamp(-127, 127) as i8 as u8) as u64;
+    let lo = (lower.clamp(-127, 127) as i8 as u8) as u64;
+    let hi = (upper.clamp(-127, 127) as i8 as u8) as u64;
     let mv = best.map_or(NO_MOVE, |m| m as u64);
-    s | (b << 8)
+    lo | (b << 8)
         | ((solved as u64) << 10)
         | ((depth.min(127) as u64) << 11)
         | (mv << 18)
         | ((generation as u64) << 25)
+        | (hi << 32)
 }
 
 fn unpack(d: u64) -> Option<TtEntry> {
@@ -102,12 +131,16 @@ fn unpack(d: u64) -> Option<TtEntry> {
         _ => return None,
     };
     let mv = (d >> 18) & 127;
+    let lower = (d as u8) as i8 as Score;
+    let upper = ((d >> 32) as u8) as i8 as Score;
     Some(TtEntry {
-        score: (d as u8) as i8 as Score,
+        score: if bound == Bound::Upper { upper } else { lower },
         bound,
         depth: ((d >> 11) & 127) as u32,
         best: (mv < 64).then_some(mv as u8),
         solved: (d >> 10) & 1 == 1,
+        lower,
+        upper,
     })
 }
 
@@ -248,7 +281,8 @@ impl TranspositionTable {
         solved: bool,
     ) {
         let generation = self.generation.load(Ordering::Relaxed);
-        let data = pack(score, bound, depth, best, solved, generation);
+        let (lower, upper) = interval(score, bound);
+        let data = pack(lower, upper, depth, best, solved, generation);
         let start = self.bucket(b);
         let bucket = &self.slots[start..start + BUCKET_SLOTS];
         let mut victim = 0;
@@ -269,6 +303,19 @@ impl TranspositionTable {
                 if old_solved && !solved {
                     return;
                 }
+                // Same kind and depth: keep the narrower interval of the old and new bounds.
+                let old_depth = ((d >> 11) & 127) as u32;
+                let data = if old_solved == solved && old_depth == depth.min(127) {
+                    let lo = lower.max((d as u8) as i8 as Score);
+                    let hi = upper.min(((d >> 32) as u8) as i8 as Score);
+                    if lo <= hi {
+                        pack(lo, hi, depth, best, solved, generation)
+                    } else {
+                        data
+                    }
+                } else {
+                    data
+                };
                 // Keep the old best move if the new result has none.
                 let data = if best.is_none() {
                     (data & !(127 << 18)) | (d & (127 << 18))
@@ -314,11 +361,24 @@ mod tests {
                 bound: Bound::Lower,
                 depth: 9,
                 best: Some(37),
-                solved: true
+                solved: true,
+                lower: -12,
+                upper: 127,
             }
         );
         // The same discs with the sides swapped are a different position.
         assert_eq!(tt.probe(&b.pass()), None);
+        // A second solved bound narrows the interval: -12 <= value <= 3.
+        tt.store(&b, 3, Bound::Upper, 9, Some(37), true);
+        let e = tt.probe(&b).unwrap();
+        assert_eq!(
+            (e.lower, e.upper, e.bound, e.score),
+            (-12, 3, Bound::Lower, -12)
+        );
+        // Meeting bounds make it exact.
+        tt.store(&b, -12, Bound::Upper, 9, None, true);
+        let e = tt.probe(&b).unwrap();
+        assert_eq!((e.bound, e.score, e.best), (Bound::Exact, -12, Some(37)));
         // A heuristic result never overwrites a solved one.
         tt.store(&b, 5, Bound::Exact, 20, None, false);
         assert_eq!(tt.probe(&b).unwrap().score, -12);
