@@ -382,6 +382,13 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
     use flank::matchplay::referee::RefereeConfig;
     use flank::matchplay::runner::{self, MatchSpec, Side};
 
+    // Ctrl-C / SIGTERM: end every engine's process group, then exit 130 (128 + SIGINT).
+    ctrlc::set_handler(|| {
+        let n = flank::matchplay::process::kill_all_engines();
+        eprintln!("flank: match interrupted; killed {n} engine process group(s)");
+        std::process::exit(130);
+    })
+    .context("cannot install the SIGINT/SIGTERM handler")?;
     let argv = [
         split_command(&args.engine_a).map_err(|e| anyhow!("--engine-a: {e}"))?,
         split_command(&args.engine_b).map_err(|e| anyhow!("--engine-b: {e}"))?,

@@ -663,3 +663,109 @@ fn openings_that_clash_with_the_handicap_are_skipped_with_a_note() {
     );
     let _ = std::fs::remove_file(&file);
 }
+
+/// Process ids whose process group (field 5 of /proc/PID/stat) is `pgid` and that are not
+/// zombies.
+fn live_members_of_group(pgid: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in dir.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{name}/stat")) else {
+            continue;
+        };
+        // After `pid (comm)`: state, ppid, pgrp, ...
+        let Some(rest) = stat.rsplit(')').next() else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[2] == pgid && fields[0] != "Z" {
+            found.push(name);
+        }
+    }
+    found
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_ends_every_engine_group_and_exits_130() {
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        eprintln!("SKIPPED: no /proc");
+        return;
+    }
+    // Each engine records its pid (its process group id), starts a background sleep and
+    // thinks for 100 s on genmove.
+    let pids = temp_path("sigterm-pgids");
+    let _ = std::fs::remove_file(&pids);
+    let engine = format!(
+        "sh -c 'echo $$ >> {}; sleep 300 & while read l; do case \"$l\" in \
+         *genmove*) sleep 100; printf \"= pass\\n\\n\";; *) printf \"=\\n\\n\";; esac; done'",
+        pids.display()
+    );
+    let child = Command::new(flank_bin())
+        .args([
+            "match",
+            "--engine-a",
+            &engine,
+            "--engine-b",
+            &engine,
+            "--games",
+            "2",
+            "--concurrency",
+            "1",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("flank runs");
+    // Wait until both engines have started (at most 20 s).
+    let mut groups: Vec<String> = Vec::new();
+    for _ in 0..1000 {
+        groups = std::fs::read_to_string(&pids)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+        if groups.len() >= 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(groups.len(), 2, "engines did not start");
+    // Let the first genmove begin.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: signals our own child, which has not been waited for.
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    }
+    let out = child.wait_with_output().expect("flank ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert_eq!(
+        err.trim(),
+        "flank: match interrupted; killed 2 engine process group(s)"
+    );
+    let mut alive = Vec::new();
+    for _ in 0..100 {
+        alive = groups
+            .iter()
+            .flat_map(|g| live_members_of_group(g))
+            .collect();
+        if alive.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for pid in &alive {
+        let _ = Command::new("kill").arg("-9").arg(pid).status();
+    }
+    let _ = std::fs::remove_file(&pids);
+    assert!(alive.is_empty(), "still running after SIGTERM: {alive:?}");
+}

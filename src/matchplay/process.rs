@@ -10,10 +10,14 @@
 //!
 //! On Unix each engine runs in its own process group (`process_group(0)`: the group id is the
 //! engine's pid), and ending the engine (quit, timeout, restart, drop) sends SIGKILL to the
-//! whole group, so children of an engine started as `sh -c '…'` end with it.
+//! whole group, so children of an engine started as `sh -c '…'` end with it. The groups of
+//! live engines are kept in a global registry, so [`kill_all_engines`] (called by the SIGINT /
+//! SIGTERM handler `flank match` installs) can end them all from another thread.
 
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Mutex;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -26,6 +30,36 @@ pub const MAX_LINE: u64 = 64 * 1024;
 
 /// How long start-up commands (`name`, `list_commands`) may take, ms.
 pub const STARTUP_TIMEOUT_MS: u64 = 30_000;
+
+/// Process group ids (= engine pids) of every engine started and not yet killed.
+static LIVE_GROUPS: once_cell::sync::Lazy<Mutex<HashSet<i32>>> =
+    once_cell::sync::Lazy::new(|| Mutex::new(HashSet::new()));
+
+/// Sends SIGKILL to the process group of every live engine and forgets them: used by the
+/// SIGINT/SIGTERM handler of `flank match` before it exits. Returns how many groups were
+/// signalled. A no-op (0) off Unix.
+pub fn kill_all_engines() -> usize {
+    let mut groups = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+    let n = groups.len();
+    #[cfg(unix)]
+    for &pgid in groups.iter() {
+        if pgid > 1 {
+            // SAFETY: kill(2) only sends a signal; a negative pid names a process group
+            // created at spawn for an engine that has not been waited for yet (it is
+            // removed from the registry before its `wait`), so the id is not reused.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+    groups.clear();
+    n
+}
+
+/// How many engine process groups are live (started and not yet killed).
+pub fn live_engine_count() -> usize {
+    LIVE_GROUPS.lock().map(|g| g.len()).unwrap_or(0)
+}
 
 /// `b` or `w`, the GTP colour letters the runner sends.
 pub fn gtp_color(c: Color) -> &'static str {
@@ -96,9 +130,18 @@ impl GtpProcess {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        let mut child = command
-            .spawn()
-            .map_err(|e| Fault::Exited(format!("cannot start '{prog}': {e}")))?;
+        // Spawn under the registry lock, so a signal handler that runs meanwhile waits and
+        // then sees this engine's group.
+        let mut child = {
+            let mut groups = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+            let child = command
+                .spawn()
+                .map_err(|e| Fault::Exited(format!("cannot start '{prog}': {e}")))?;
+            if let Ok(pgid) = i32::try_from(child.id()) {
+                groups.insert(pgid);
+            }
+            child
+        };
         let stdout = child
             .stdout
             .take()
@@ -233,9 +276,18 @@ impl GtpProcess {
     fn kill(&mut self) {
         self.stdin = None;
         if let Some(mut child) = self.child.take() {
+            let registered = i32::try_from(child.id())
+                .map(|pgid| {
+                    LIVE_GROUPS
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(&pgid)
+                })
+                .unwrap_or(false);
             #[cfg(unix)]
             if let Ok(pgid) = libc::pid_t::try_from(child.id())
                 && pgid > 1
+                && registered
             {
                 // SAFETY: kill(2) only sends a signal; a negative pid names the process
                 // group created for this engine at spawn (its id is the engine's pid, which
