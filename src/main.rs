@@ -167,6 +167,10 @@ struct MatchArgs {
     /// Each player's clock for the whole game, seconds (decimals allowed).
     #[arg(long, default_value = "600", allow_hyphen_values = true, value_parser = parse_seconds)]
     time: u64,
+    /// Send time_settings/time_left in seconds with millisecond precision (1.523) instead of
+    /// whole seconds; recommended for flank vs flank with short clocks.
+    #[arg(long)]
+    decimal_time: bool,
     /// Append each game as one GGF line to FILE.
     #[arg(long)]
     ggf: Option<PathBuf>,
@@ -497,12 +501,15 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
         // indicatif draws only when stderr is a terminal.
         progress: true,
     };
+    let decimal_time = args.decimal_time;
     let factory = |side: Side| -> Result<Box<dyn Player>, flank::matchplay::player::Fault> {
         let k = match side {
             Side::A => 0,
             Side::B => 1,
         };
-        Ok(Box::new(GtpProcess::start(argv[k].clone())?))
+        let mut p = GtpProcess::start(argv[k].clone())?;
+        p.set_decimal_time(decimal_time);
+        Ok(Box::new(p))
     };
     let json = args.json;
     // A failed write of a game line (stdout closed: `flank match ... | head -1`) stops the

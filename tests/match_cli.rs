@@ -769,3 +769,62 @@ fn sigterm_ends_every_engine_group_and_exits_130() {
     let _ = std::fs::remove_file(&pids);
     assert!(alive.is_empty(), "still running after SIGTERM: {alive:?}");
 }
+
+#[test]
+fn decimal_time_sends_milliseconds() {
+    for (decimal, settings) in [
+        (true, "time_settings 2.500 0 0"),
+        (false, "time_settings 3 0 0"),
+    ] {
+        let log = temp_path(&format!("time-log-{decimal}"));
+        let _ = std::fs::remove_file(&log);
+        // Logs every command; lists the time commands; its first genmove is a wrong pass.
+        let engine = format!(
+            "sh -c 'while read l; do echo \"$l\" >> {}; case \"$l\" in \
+             *list_commands*) printf \"= time_settings\\ntime_left\\n\\n\";; \
+             *genmove*) printf \"= pass\\n\\n\";; \
+             *) printf \"=\\n\\n\";; esac; done'",
+            log.display()
+        );
+        let mut args = vec![
+            "--engine-a",
+            &engine,
+            "--engine-b",
+            &engine,
+            "--games",
+            "1",
+            "--time",
+            "2.5",
+            "--json",
+        ];
+        if decimal {
+            args.push("--decimal-time");
+        }
+        let (code, out, err) = run_match(&args);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(json(&out)["game_list"][0]["reason"], "wrong-pass");
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let _ = std::fs::remove_file(&log);
+        // Commands carry ids: `3 time_settings 2.500 0 0`.
+        let cmds: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.split_once(' ').map(|(_, c)| c.trim()))
+            .collect();
+        assert!(cmds.contains(&settings), "{text}");
+        let left: Vec<&str> = cmds
+            .iter()
+            .filter(|c| c.starts_with("time_left "))
+            .copied()
+            .collect();
+        assert!(!left.is_empty(), "{text}");
+        for c in left {
+            let secs = c.split_whitespace().nth(2).unwrap();
+            let ok = if decimal {
+                secs.len() == 5 && secs.as_bytes()[1] == b'.' && secs.parse::<f64>().is_ok()
+            } else {
+                secs.parse::<u64>().is_ok()
+            };
+            assert!(ok, "{c}");
+        }
+    }
+}

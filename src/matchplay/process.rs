@@ -95,6 +95,17 @@ pub struct GtpProcess {
     lines: Option<Receiver<Line>>,
     next_id: u64,
     caps: Capabilities,
+    decimal_time: bool,
+}
+
+/// Seconds for `time_settings` / `time_left`: `1.523` (ms precision) when `decimal`, else
+/// whole seconds rounded with `whole` (down for time left, up for the budget).
+fn seconds_text(ms: u64, decimal: bool, whole: fn(u64) -> u64) -> String {
+    if decimal {
+        format!("{}.{:03}", ms / 1000, ms % 1000)
+    } else {
+        whole(ms).to_string()
+    }
 }
 
 impl GtpProcess {
@@ -109,9 +120,16 @@ impl GtpProcess {
             lines: None,
             next_id: 1,
             caps: Capabilities::default(),
+            decimal_time: false,
         };
         p.spawn()?;
         Ok(p)
+    }
+
+    /// With `on`, `time_settings` and `time_left` carry seconds with millisecond precision
+    /// (`time_left b 1.523 0`) instead of whole seconds (`flank match --decimal-time`).
+    pub fn set_decimal_time(&mut self, on: bool) {
+        self.decimal_time = on;
     }
 
     fn spawn(&mut self) -> Result<(), Fault> {
@@ -343,7 +361,9 @@ impl Player for GtpProcess {
             self.expect_ok(&format!("flank-handicap {} {n}", gtp_color(c)), timeout)?;
         }
         if self.caps.time_settings {
-            let secs = setup.time_ms.div_ceil(1000).max(1);
+            let secs = seconds_text(setup.time_ms, self.decimal_time, |ms| {
+                ms.div_ceil(1000).max(1)
+            });
             self.expect_ok(&format!("time_settings {secs} 0 0"), timeout)?;
         }
         for &(c, m) in &setup.opening {
@@ -356,7 +376,8 @@ impl Player for GtpProcess {
         if !self.caps.time_left {
             return Ok(());
         }
-        let cmd = format!("time_left {} {} 0", gtp_color(color), ms / 1000);
+        let secs = seconds_text(ms, self.decimal_time, |ms| ms / 1000);
+        let cmd = format!("time_left {} {secs} 0", gtp_color(color));
         self.expect_ok(&cmd, timeout).map(|_| ())
     }
 
@@ -431,6 +452,19 @@ mod tests {
         );
         assert!(matches!(parse_status("=3 f5", 4), Err(Fault::Protocol(_))));
         assert!(matches!(parse_status("f5", 4), Err(Fault::Protocol(_))));
+    }
+
+    #[test]
+    fn time_texts() {
+        let up = |ms: u64| ms.div_ceil(1000).max(1);
+        let down = |ms: u64| ms / 1000;
+        assert_eq!(seconds_text(1523, true, down), "1.523");
+        assert_eq!(seconds_text(1523, false, down), "1");
+        assert_eq!(seconds_text(999, false, down), "0");
+        assert_eq!(seconds_text(999, true, down), "0.999");
+        assert_eq!(seconds_text(2500, false, up), "3");
+        assert_eq!(seconds_text(2500, true, up), "2.500");
+        assert_eq!(seconds_text(40, true, up), "0.040");
     }
 
     #[test]
