@@ -37,7 +37,9 @@
 //!   corners ([`Game::handicap`]); otherwise `? reason` and the game is unchanged.
 //! - `flank-draw_offer C`: colour `C` offers a draw; the answer is `= accept` or `= decline`
 //!   for the other colour, judged on the current position by [`judge_draw_offer`] within a
-//!   small bounded budget. The game and the clocks are unchanged either way.
+//!   small bounded budget. The game and the clocks are unchanged either way. The query is
+//!   stateless: flank keeps no offer count (the runner also uses it to ask a player whether
+//!   it wants to offer), so the 3-offer cap is the match runner's, not the engine's.
 
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
@@ -197,6 +199,8 @@ pub enum Command {
     /// `flank-handicap C N`: `N` corner discs for colour `C` before the first move.
     Handicap(Color, u32),
     /// `flank-draw_offer C`: colour `C` offers a draw; `accept` or `decline` for the other.
+    /// Stateless: no offer count is kept here (any cap, such as `flank match`'s 3 offers per
+    /// player and game, is the caller's).
     DrawOffer(Color),
 }
 
