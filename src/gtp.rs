@@ -26,8 +26,9 @@
 //! blocked side's pass first; `genmove C` does the same, and answers `= pass` (recording the
 //! pass) when `C` has no move, also at game over. Moves are answered in lower case (`= f5`).
 //!
-//! `final_score` counts black minus white discs with the empty squares given to the side
-//! with more discs (`B+n`, `W+n` or `0`).
+//! `final_score` answers black minus white discs (`B+n`, `W+n` or `0`): once the game is over
+//! the empty squares go to the side with more discs; before that it is the plain disc
+//! difference, empties not assigned ([`Game::score`]).
 //!
 //! flank's own commands (see `docs/levels.md`):
 //! - `flank-level L`: the playing level, `easy`, `medium`, `hard` or 1–60 ([`Level`]); `=`,

@@ -354,7 +354,7 @@ fn showboard_and_rules_board() {
     assert_eq!(
         out,
         "=\n\n= ........\n........\n........\n...XXX..\n...OX...\n........\n........\n........\n\n\
-         = F4 D6 F6\n\n= B+62\n\n"
+         = F4 D6 F6\n\n= B+3\n\n"
     );
 }
 

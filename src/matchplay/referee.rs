@@ -202,12 +202,8 @@ fn fault_reason(f: Fault, timed: bool) -> EndReason {
 /// The board score of a game that ended at `game`'s position (see
 /// [`GameOutcome::board_score`]).
 fn board_score(game: &Game) -> Score {
-    if game.is_over() {
-        game.final_score()
-    } else {
-        let (b, w) = game.disc_counts();
-        b as Score - w as Score
-    }
+    // The same rule as GTP `final_score`.
+    game.score()
 }
 
 struct Table<'a> {
