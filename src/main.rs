@@ -468,6 +468,21 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
                 "{flag}: control characters (newline, tab, escape) are not allowed in names"
             ));
         }
+        if let Some(n) = name
+            && n.trim().is_empty()
+        {
+            return Err(anyhow!(
+                "{flag}: empty name (leave the option out for the engine's own name)"
+            ));
+        }
+    }
+    if let (Some(a), Some(b)) = (&args.name_a, &args.name_b)
+        && a == b
+    {
+        return Err(anyhow!(
+            "--name-a and --name-b are both '{}': the players' names must differ",
+            flank::format::clip(a)
+        ));
     }
     let stake = args
         .stake

@@ -330,6 +330,14 @@ fn bad_arguments_fail_with_one_line() {
             vec!["--sprt", "-5,-10,0.05,0.05"],
             "elo0 must be below elo1",
         ),
+        (
+            vec!["--name-a", "A", "--name-b", "A"],
+            "--name-a and --name-b are both 'A': the players' names must differ",
+        ),
+        (vec!["--name-a", ""], "--name-a: empty name"),
+        (vec!["--name-b", "  "], "--name-b: empty name"),
+        // A given name equal to the other engine's default (flank's `name` is `flank`).
+        (vec!["--name-a", "flank-B"], "both be named 'flank-B'"),
         (vec!["--games", "-1"], "'-1'"),
         (vec!["--handicap", "5"], "5"),
         (
