@@ -162,7 +162,7 @@ struct MatchArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     games: Option<u64>,
     /// Games played at once (default: one per two cores, at least 1).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=256))]
     concurrency: Option<u64>,
     /// Each player's clock for the whole game, seconds (decimals allowed).
     #[arg(long, default_value = "600", allow_hyphen_values = true, value_parser = parse_seconds)]
@@ -182,7 +182,7 @@ struct MatchArgs {
     sprt: Option<String>,
     /// Play rounds until a player has this many points (a round is worth the winner's disc
     /// difference; a forfeit 64).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
     target_points: Option<u32>,
     /// Play for a stake per game, e.g. 5.00 (pot 2 x stake, winner 90 %, commission 10 %).
     #[arg(long, allow_hyphen_values = true)]
@@ -191,10 +191,10 @@ struct MatchArgs {
     #[arg(long)]
     draw_offers: bool,
     /// Ask about draws only with at most this many empty squares.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(0..=64))]
+    #[arg(long, default_value_t = 64, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=64))]
     draw_offer_empties: u32,
     /// Give this many corners (1-4, in the order a1 h8 h1 a8) to one player before each game.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=4))]
     handicap: Option<u32>,
     /// The player receiving the handicap corners.
     #[arg(long, default_value = "b", requires = "handicap")]
@@ -256,8 +256,9 @@ fn main() -> ExitCode {
                 .collect();
             let reason = reason.join(" ");
             eprintln!(
-                "flank: {} (see flank --help)",
-                reason.trim_start_matches("error: ")
+                "flank: {} (see {} --help)",
+                reason.trim_start_matches("error: "),
+                help_target()
             );
             return ExitCode::from(2);
         }
@@ -277,6 +278,18 @@ fn main() -> ExitCode {
             eprintln!("flank: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// The command whose `--help` a parse error points to: `flank match` when the first argument
+/// names a subcommand (top-level options conflict with subcommands, so a subcommand is always
+/// first), else `flank`.
+fn help_target() -> String {
+    use clap::CommandFactory;
+    let first = std::env::args_os().nth(1);
+    match first.as_ref().and_then(|a| a.to_str()) {
+        Some(sub) if Cli::command().find_subcommand(sub).is_some() => format!("flank {sub}"),
+        _ => "flank".to_string(),
     }
 }
 

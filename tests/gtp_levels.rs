@@ -541,7 +541,7 @@ fn cli_level_and_seed_flags() {
         ),
         (
             vec!["gtp", "--seed", "x"],
-            "flank: invalid value 'x' for '--seed <SEED>': invalid digit found in string (see flank --help)",
+            "flank: invalid value 'x' for '--seed <SEED>': invalid digit found in string (see flank gtp --help)",
         ),
     ] {
         let (code, out, err) = flank(&args, "");

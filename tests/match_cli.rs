@@ -339,6 +339,19 @@ fn bad_arguments_fail_with_one_line() {
         // A given name equal to the other engine's default (flank's `name` is `flank`).
         (vec!["--name-a", "flank-B"], "both be named 'flank-B'"),
         (vec!["--games", "-1"], "'-1'"),
+        // Negative numbers reach the value check (not "unexpected argument"), and parse
+        // errors point to the subcommand's own help.
+        (
+            vec!["--target-points", "-5"],
+            "invalid value '-5' for '--target-points <TARGET_POINTS>'",
+        ),
+        (
+            vec!["--draw-offer-empties", "-1"],
+            "invalid value '-1' for '--draw-offer-empties <DRAW_OFFER_EMPTIES>'",
+        ),
+        (vec!["--concurrency", "-2"], "invalid value '-2'"),
+        (vec!["--handicap", "-3"], "invalid value '-3'"),
+        (vec!["--games", "0"], "(see flank match --help)"),
         (vec!["--handicap", "5"], "5"),
         (
             vec!["--openings", "/nonexistent/openings.txt"],
