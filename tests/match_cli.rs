@@ -849,3 +849,38 @@ fn decimal_time_sends_milliseconds() {
         }
     }
 }
+
+#[test]
+fn an_engine_that_cannot_be_restarted_is_recorded_as_such() {
+    let marker = temp_path("restart-marker");
+    let _ = std::fs::remove_file(&marker);
+    // Starts once (creating the marker) and crashes on genmove; every later start exits 1.
+    let engine = format!(
+        "sh -c 'if [ -e {m} ]; then exit 1; fi; touch {m}; while read l; do case \"$l\" in \
+         *genmove*) exit 3;; *) printf \"=\\n\\n\";; esac; done'",
+        m = marker.display()
+    );
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &flank_engine(),
+        "--games",
+        "2",
+        "--concurrency",
+        "1",
+        "--json",
+    ]);
+    let _ = std::fs::remove_file(&marker);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let g = &v["game_list"];
+    assert_eq!(g[0]["reason"], "crash", "{g}");
+    assert_eq!(g[0]["reason_text"], "black crashed (exit status 3)", "{g}");
+    assert_eq!(g[1]["reason"], "restart-failed", "{g}");
+    assert_eq!(
+        g[1]["reason_text"], "white restart failed: engine exited (exit status 1)",
+        "{g}"
+    );
+    assert_eq!(g[1]["winner"], "b", "{g}");
+}

@@ -96,6 +96,8 @@ pub struct GtpProcess {
     next_id: u64,
     caps: Capabilities,
     decimal_time: bool,
+    /// Why the last restart failed; `new_game` then answers [`Fault::RestartFailed`].
+    restart_failed: Option<String>,
 }
 
 /// Seconds for `time_settings` / `time_left`: `1.523` (ms precision) when `decimal`, else
@@ -121,6 +123,7 @@ impl GtpProcess {
             next_id: 1,
             caps: Capabilities::default(),
             decimal_time: false,
+            restart_failed: None,
         };
         p.spawn()?;
         Ok(p)
@@ -352,10 +355,23 @@ impl Player for GtpProcess {
 
     fn restart(&mut self) -> Result<(), Fault> {
         self.kill();
-        self.spawn()
+        match self.spawn() {
+            Ok(()) => {
+                self.restart_failed = None;
+                Ok(())
+            }
+            Err(f) => {
+                self.kill();
+                self.restart_failed = Some(f.to_string());
+                Err(f)
+            }
+        }
     }
 
     fn new_game(&mut self, setup: &GameSetup, timeout: Duration) -> Result<(), Fault> {
+        if let Some(why) = &self.restart_failed {
+            return Err(Fault::RestartFailed(why.clone()));
+        }
         self.expect_ok("clear_board", timeout)?;
         if let Some((c, n)) = setup.handicap {
             self.expect_ok(&format!("flank-handicap {} {n}", gtp_color(c)), timeout)?;
