@@ -34,7 +34,8 @@ pub enum GameError {
     IllegalMove(Move),
     /// The square already holds a disc. Display: `occupied square f5`.
     Occupied(Square),
-    /// The colour is not to move and the side to move is not blocked. Display: `wrong color`.
+    /// The colour (given) is not to move and the side to move is not blocked. Display:
+    /// `wrong color: white to move` (naming the side to move, the other colour).
     WrongColor(Color),
     /// The history is empty (start of the game or just after `setboard`). Display: `cannot undo`.
     CannotUndo,
@@ -52,7 +53,7 @@ impl fmt::Display for GameError {
         match self {
             GameError::IllegalMove(_) => f.write_str("illegal move"),
             GameError::Occupied(sq) => write!(f, "occupied square {sq}"),
-            GameError::WrongColor(_) => f.write_str("wrong color"),
+            GameError::WrongColor(c) => write!(f, "wrong color: {} to move", c.opposite()),
             GameError::CannotUndo => f.write_str("cannot undo"),
             GameError::BadHandicap(n) => write!(f, "bad handicap {n} (expected 1-4 corners)"),
             GameError::HandicapAfterMoves => f.write_str("handicap only before the first move"),
@@ -402,7 +403,7 @@ mod tests {
         );
         assert_eq!(
             GameError::WrongColor(Color::Black).to_string(),
-            "wrong color"
+            "wrong color: white to move"
         );
         assert_eq!(GameError::CannotUndo.to_string(), "cannot undo");
     }
