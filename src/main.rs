@@ -529,6 +529,20 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
         // indicatif draws only when stderr is a terminal.
         progress: true,
     };
+    // One-line notes on schedules that are not balanced.
+    if let Some(n) = args.games {
+        if n % 2 == 1 {
+            eprintln!(
+                "flank: note: --games {n} is odd, so colours are unbalanced (A plays black once more)"
+            );
+        }
+        if n > 2 * spec.openings.len() as u64 {
+            eprintln!(
+                "flank: note: --games {n} exceeds 2 x {} openings, so openings repeat",
+                spec.openings.len()
+            );
+        }
+    }
     let decimal_time = args.decimal_time;
     let factory = |side: Side| -> Result<Box<dyn Player>, flank::matchplay::player::Fault> {
         let k = match side {

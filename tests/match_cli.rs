@@ -884,3 +884,42 @@ fn an_engine_that_cannot_be_restarted_is_recorded_as_such() {
     );
     assert_eq!(g[1]["winner"], "b", "{g}");
 }
+
+#[test]
+fn odd_and_repeating_schedules_get_one_note_each() {
+    // Passes at once: every game is a quick wrong-pass forfeit.
+    let engine = sh_engine("printf \"= pass\\n\\n\"", "genmove", "printf \"=\\n\\n\"");
+    for (games, notes) in [
+        ("2", vec![]),
+        (
+            "3",
+            vec![
+                "flank: note: --games 3 is odd, so colours are unbalanced (A plays black once more)",
+            ],
+        ),
+        (
+            "10",
+            vec!["flank: note: --games 10 exceeds 2 x 4 openings, so openings repeat"],
+        ),
+        (
+            "9",
+            vec![
+                "flank: note: --games 9 is odd, so colours are unbalanced (A plays black once more)",
+                "flank: note: --games 9 exceeds 2 x 4 openings, so openings repeat",
+            ],
+        ),
+    ] {
+        let (code, out, err) = run_match(&[
+            "--engine-a",
+            &engine,
+            "--engine-b",
+            &engine,
+            "--games",
+            games,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(json(&out)["games"], games.parse::<u64>().unwrap());
+        assert_eq!(err.lines().collect::<Vec<_>>(), notes, "--games {games}");
+    }
+}
