@@ -56,11 +56,6 @@ pub fn kill_all_engines() -> usize {
     n
 }
 
-/// How many engine process groups are live (started and not yet killed).
-pub fn live_engine_count() -> usize {
-    LIVE_GROUPS.lock().map(|g| g.len()).unwrap_or(0)
-}
-
 /// `b` or `w`, the GTP colour letters the runner sends.
 pub fn gtp_color(c: Color) -> &'static str {
     match c {
