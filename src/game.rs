@@ -34,7 +34,8 @@ pub enum GameError {
     IllegalMove(Move),
     /// The square already holds a disc. Display: `occupied square f5`.
     Occupied(Square),
-    /// The colour is not to move and the side to move is not blocked. Display: `wrong color`.
+    /// The colour (given) is not to move and the side to move is not blocked. Display:
+    /// `wrong color: white to move` (naming the side to move, the other colour).
     WrongColor(Color),
     /// The history is empty (start of the game or just after `setboard`). Display: `cannot undo`.
     CannotUndo,
@@ -52,7 +53,7 @@ impl fmt::Display for GameError {
         match self {
             GameError::IllegalMove(_) => f.write_str("illegal move"),
             GameError::Occupied(sq) => write!(f, "occupied square {sq}"),
-            GameError::WrongColor(_) => f.write_str("wrong color"),
+            GameError::WrongColor(c) => write!(f, "wrong color: {} to move", c.opposite()),
             GameError::CannotUndo => f.write_str("cannot undo"),
             GameError::BadHandicap(n) => write!(f, "bad handicap {n} (expected 1-4 corners)"),
             GameError::HandicapAfterMoves => f.write_str("handicap only before the first move"),
@@ -228,10 +229,22 @@ impl Game {
         }
     }
 
-    /// [`Game::final_score`] as GTP text: `B+n` when black leads, `W+n` when white leads, `0`
-    /// for a draw.
+    /// The score GTP `final_score` reports, black minus white, −64…64: [`Game::final_score`]
+    /// (empties to the side ahead) once the game is over; before that the plain disc
+    /// difference, empty squares not assigned to anyone.
+    pub fn score(&self) -> Score {
+        if self.is_over() {
+            self.final_score()
+        } else {
+            let (b, w) = self.disc_counts();
+            b as Score - w as Score
+        }
+    }
+
+    /// [`Game::score`] as GTP text: `B+n` when black leads, `W+n` when white leads, `0` for a
+    /// draw (empties go to the winner only once the game is over).
     pub fn final_score_text(&self) -> String {
-        let s = self.final_score();
+        let s = self.score();
         match s.cmp(&0) {
             std::cmp::Ordering::Greater => format!("B+{s}"),
             std::cmp::Ordering::Less => format!("W+{}", -s),
@@ -345,7 +358,9 @@ mod tests {
         assert_eq!(g.side_to_move(), Color::White);
         assert_eq!(g.disc_counts(), (4, 1));
         assert_eq!(g.final_score(), 62); // 4 - 1 + 59 empties to black
-        assert_eq!(g.final_score_text(), "B+62");
+        // Not over: the plain disc difference.
+        assert_eq!(g.score(), 3);
+        assert_eq!(g.final_score_text(), "B+3");
         let undone = g.undo().unwrap();
         assert_eq!(undone.mv, m("f5"));
         assert_eq!(g, Game::new());
@@ -388,7 +403,7 @@ mod tests {
         );
         assert_eq!(
             GameError::WrongColor(Color::Black).to_string(),
-            "wrong color"
+            "wrong color: white to move"
         );
         assert_eq!(GameError::CannotUndo.to_string(), "cannot undo");
     }
@@ -450,9 +465,27 @@ mod tests {
         // 2 black, 2 white, rest empty: a draw stays 0 even with empties.
         let d: Position = format!("XXOO{} X", "-".repeat(60)).parse().unwrap();
         assert_eq!(Game::from_position(d).final_score_text(), "0");
+        // Not over (black has d1): the plain difference 1 - 2, empties unassigned.
         let w: Position = format!("XOO{} O", "-".repeat(61)).parse().unwrap();
         let g = Game::from_position(w);
+        assert!(!g.is_over());
         assert_eq!(g.final_score(), -(2 - 1 + 61));
-        assert_eq!(g.final_score_text(), "W+62");
+        assert_eq!(g.score(), -1);
+        assert_eq!(g.final_score_text(), "W+1");
+    }
+
+    #[test]
+    fn scores_at_game_over_give_empties_to_the_winner() {
+        // a1 b1 black, h8 white: neither side can move; 61 empties go to black.
+        let over: Position = format!("XX{}O X", "-".repeat(61)).parse().unwrap();
+        let g = Game::from_position(over);
+        assert!(g.is_over());
+        assert_eq!(g.score(), 2 - 1 + 61);
+        assert_eq!(g.final_score_text(), "B+62");
+        // a1 black, h8 white: a draw stays 0 with empties.
+        let draw: Position = format!("X{}O O", "-".repeat(62)).parse().unwrap();
+        let g = Game::from_position(draw);
+        assert!(g.is_over());
+        assert_eq!(g.final_score_text(), "0");
     }
 }

@@ -26,8 +26,9 @@
 //! blocked side's pass first; `genmove C` does the same, and answers `= pass` (recording the
 //! pass) when `C` has no move, also at game over. Moves are answered in lower case (`= f5`).
 //!
-//! `final_score` counts black minus white discs with the empty squares given to the side
-//! with more discs (`B+n`, `W+n` or `0`).
+//! `final_score` answers black minus white discs (`B+n`, `W+n` or `0`): once the game is over
+//! the empty squares go to the side with more discs; before that it is the plain disc
+//! difference, empties not assigned ([`Game::score`]).
 //!
 //! flank's own commands (see `docs/levels.md`):
 //! - `flank-level L`: the playing level, `easy`, `medium`, `hard` or 1–60 ([`Level`]); `=`,
@@ -37,7 +38,9 @@
 //!   corners ([`Game::handicap`]); otherwise `? reason` and the game is unchanged.
 //! - `flank-draw_offer C`: colour `C` offers a draw; the answer is `= accept` or `= decline`
 //!   for the other colour, judged on the current position by [`judge_draw_offer`] within a
-//!   small bounded budget. The game and the clocks are unchanged either way.
+//!   small bounded budget. The game and the clocks are unchanged either way. The query is
+//!   stateless: flank keeps no offer count (the runner also uses it to ask a player whether
+//!   it wants to offer), so the 3-offer cap is the match runner's, not the engine's.
 
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
@@ -197,6 +200,8 @@ pub enum Command {
     /// `flank-handicap C N`: `N` corner discs for colour `C` before the first move.
     Handicap(Color, u32),
     /// `flank-draw_offer C`: colour `C` offers a draw; `accept` or `decline` for the other.
+    /// Stateless: no offer count is kept here (any cap, such as `flank match`'s 3 offers per
+    /// player and game, is the caller's).
     DrawOffer(Color),
 }
 

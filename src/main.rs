@@ -239,11 +239,15 @@ struct MatchArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     games: Option<u64>,
     /// Games played at once (default: one per two cores, at least 1).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=256))]
     concurrency: Option<u64>,
     /// Each player's clock for the whole game, seconds (decimals allowed).
     #[arg(long, default_value = "600", allow_hyphen_values = true, value_parser = parse_seconds)]
     time: u64,
+    /// Send time_settings/time_left in seconds with millisecond precision (1.523) instead of
+    /// whole seconds; recommended for flank vs flank with short clocks.
+    #[arg(long)]
+    decimal_time: bool,
     /// Append each game as one GGF line to FILE.
     #[arg(long)]
     ggf: Option<PathBuf>,
@@ -255,7 +259,7 @@ struct MatchArgs {
     sprt: Option<String>,
     /// Play rounds until a player has this many points (a round is worth the winner's disc
     /// difference; a forfeit 64).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
     target_points: Option<u32>,
     /// Play for a stake per game, e.g. 5.00 (pot 2 x stake, winner 90 %, commission 10 %).
     #[arg(long, allow_hyphen_values = true)]
@@ -264,10 +268,10 @@ struct MatchArgs {
     #[arg(long)]
     draw_offers: bool,
     /// Ask about draws only with at most this many empty squares.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(0..=64))]
+    #[arg(long, default_value_t = 64, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=64))]
     draw_offer_empties: u32,
     /// Give this many corners (1-4, in the order a1 h8 h1 a8) to one player before each game.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=4))]
     handicap: Option<u32>,
     /// The player receiving the handicap corners.
     #[arg(long, default_value = "b", requires = "handicap")]
@@ -329,8 +333,9 @@ fn main() -> ExitCode {
                 .collect();
             let reason = reason.join(" ");
             eprintln!(
-                "flank: {} (see flank --help)",
-                reason.trim_start_matches("error: ")
+                "flank: {} (see {} --help)",
+                reason.trim_start_matches("error: "),
+                help_target()
             );
             return ExitCode::from(2);
         }
@@ -350,6 +355,18 @@ fn main() -> ExitCode {
             eprintln!("flank: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// The command whose `--help` a parse error points to: `flank match` when the first argument
+/// names a subcommand (top-level options conflict with subcommands, so a subcommand is always
+/// first), else `flank`.
+fn help_target() -> String {
+    use clap::CommandFactory;
+    let first = std::env::args_os().nth(1);
+    match first.as_ref().and_then(|a| a.to_str()) {
+        Some(sub) if Cli::command().find_subcommand(sub).is_some() => format!("flank {sub}"),
+        _ => "flank".to_string(),
     }
 }
 
@@ -518,6 +535,13 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
     use flank::matchplay::referee::RefereeConfig;
     use flank::matchplay::runner::{self, MatchSpec, Side};
 
+    // Ctrl-C / SIGTERM: end every engine's process group, then exit 130 (128 + SIGINT).
+    ctrlc::set_handler(|| {
+        let n = flank::matchplay::process::kill_all_engines();
+        eprintln!("flank: match interrupted; killed {n} engine process group(s)");
+        std::process::exit(130);
+    })
+    .context("cannot install the SIGINT/SIGTERM handler")?;
     let argv = [
         split_command(&args.engine_a).map_err(|e| anyhow!("--engine-a: {e}"))?,
         split_command(&args.engine_b).map_err(|e| anyhow!("--engine-b: {e}"))?,
@@ -593,6 +617,21 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
                 "{flag}: control characters (newline, tab, escape) are not allowed in names"
             ));
         }
+        if let Some(n) = name
+            && n.trim().is_empty()
+        {
+            return Err(anyhow!(
+                "{flag}: empty name (leave the option out for the engine's own name)"
+            ));
+        }
+    }
+    if let (Some(a), Some(b)) = (&args.name_a, &args.name_b)
+        && a == b
+    {
+        return Err(anyhow!(
+            "--name-a and --name-b are both '{}': the players' names must differ",
+            flank::format::clip(a)
+        ));
     }
     let stake = args
         .stake
@@ -626,12 +665,29 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
         // indicatif draws only when stderr is a terminal.
         progress: true,
     };
+    // One-line notes on schedules that are not balanced.
+    if let Some(n) = args.games {
+        if n % 2 == 1 {
+            eprintln!(
+                "flank: note: --games {n} is odd, so colours are unbalanced (A plays black once more)"
+            );
+        }
+        if n > 2 * spec.openings.len() as u64 {
+            eprintln!(
+                "flank: note: --games {n} exceeds 2 x {} openings, so openings repeat",
+                spec.openings.len()
+            );
+        }
+    }
+    let decimal_time = args.decimal_time;
     let factory = |side: Side| -> Result<Box<dyn Player>, flank::matchplay::player::Fault> {
         let k = match side {
             Side::A => 0,
             Side::B => 1,
         };
-        Ok(Box::new(GtpProcess::start(argv[k].clone())?))
+        let mut p = GtpProcess::start(argv[k].clone())?;
+        p.set_decimal_time(decimal_time);
+        Ok(Box::new(p))
     };
     let json = args.json;
     // A failed write of a game line (stdout closed: `flank match ... | head -1`) stops the

@@ -354,7 +354,7 @@ fn showboard_and_rules_board() {
     assert_eq!(
         out,
         "=\n\n= ........\n........\n........\n...XXX..\n...OX...\n........\n........\n........\n\n\
-         = F4 D6 F6\n\n= B+62\n\n"
+         = F4 D6 F6\n\n= B+3\n\n"
     );
 }
 
@@ -432,7 +432,7 @@ fn genmove_answers_are_legal_and_played() {
     let mut mirror = Game::new();
     mirror.play(Color::Black, mv.parse().unwrap()).unwrap();
     assert_eq!(g.game().position(), mirror.position());
-    assert_eq!(err(&mut g, "genmove b"), "wrong color");
+    assert_eq!(err(&mut g, "genmove b"), "wrong color: white to move");
     assert_eq!(g.game().position(), mirror.position());
     // Whole game of genmoves, checked move by move against a mirror game.
     let mut c = Color::White;
@@ -531,7 +531,10 @@ fn rule2_play_for_the_other_side_records_the_pass() {
     assert_eq!(ok(&mut g, "gogui-rules_side_to_move"), "white");
     // When the side to move is not blocked, playing for the other colour is refused.
     let out = session("play w d3\nplay w pass\ngogui-rules_side_to_move\n");
-    assert_eq!(out, "? wrong color\n\n? wrong color\n\n= black\n\n");
+    assert_eq!(
+        out,
+        "? wrong color: black to move\n\n? wrong color: black to move\n\n= black\n\n"
+    );
 }
 
 #[test]
@@ -563,7 +566,7 @@ fn rule3_genmove_for_the_other_side_inserts_the_pass() {
     // genmove for the wrong colour when the side to move has moves.
     assert_eq!(
         session("genmove w\n3 genmove white\n"),
-        "? wrong color\n\n?3 wrong color\n\n"
+        "? wrong color: black to move\n\n?3 wrong color: black to move\n\n"
     );
 }
 
@@ -597,7 +600,7 @@ fn reg_genmove_does_not_play() {
     let mv = ok(&mut g, "reg_genmove b");
     assert!(["d3", "c4", "f5", "e6"].contains(&mv.as_str()), "{mv}");
     assert_eq!(g.game(), &Game::new());
-    assert_eq!(err(&mut g, "reg_genmove w"), "wrong color");
+    assert_eq!(err(&mut g, "reg_genmove w"), "wrong color: black to move");
 }
 
 #[test]
@@ -628,8 +631,8 @@ fn bad_input_leaves_the_game_unchanged() {
         ("play b f5", "occupied square f5"),
         ("play b a1", "illegal move"),
         ("play b pass", "illegal move"),
-        ("play w c3", "wrong color"),
-        ("genmove w", "wrong color"),
+        ("play w c3", "wrong color: black to move"),
+        ("genmove w", "wrong color: black to move"),
         (
             "genmove",
             "syntax error: genmove takes 1 argument (genmove <color>)",

@@ -330,7 +330,28 @@ fn bad_arguments_fail_with_one_line() {
             vec!["--sprt", "-5,-10,0.05,0.05"],
             "elo0 must be below elo1",
         ),
+        (
+            vec!["--name-a", "A", "--name-b", "A"],
+            "--name-a and --name-b are both 'A': the players' names must differ",
+        ),
+        (vec!["--name-a", ""], "--name-a: empty name"),
+        (vec!["--name-b", "  "], "--name-b: empty name"),
+        // A given name equal to the other engine's default (flank's `name` is `flank`).
+        (vec!["--name-a", "flank-B"], "both be named 'flank-B'"),
         (vec!["--games", "-1"], "'-1'"),
+        // Negative numbers reach the value check (not "unexpected argument"), and parse
+        // errors point to the subcommand's own help.
+        (
+            vec!["--target-points", "-5"],
+            "invalid value '-5' for '--target-points <TARGET_POINTS>'",
+        ),
+        (
+            vec!["--draw-offer-empties", "-1"],
+            "invalid value '-1' for '--draw-offer-empties <DRAW_OFFER_EMPTIES>'",
+        ),
+        (vec!["--concurrency", "-2"], "invalid value '-2'"),
+        (vec!["--handicap", "-3"], "invalid value '-3'"),
+        (vec!["--games", "0"], "(see flank match --help)"),
         (vec!["--handicap", "5"], "5"),
         (
             vec!["--openings", "/nonexistent/openings.txt"],
@@ -662,4 +683,243 @@ fn openings_that_clash_with_the_handicap_are_skipped_with_a_note() {
         "{err}"
     );
     let _ = std::fs::remove_file(&file);
+}
+
+/// Process ids whose process group (field 5 of /proc/PID/stat) is `pgid` and that are not
+/// zombies.
+fn live_members_of_group(pgid: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in dir.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{name}/stat")) else {
+            continue;
+        };
+        // After `pid (comm)`: state, ppid, pgrp, ...
+        let Some(rest) = stat.rsplit(')').next() else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[2] == pgid && fields[0] != "Z" {
+            found.push(name);
+        }
+    }
+    found
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_ends_every_engine_group_and_exits_130() {
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        eprintln!("SKIPPED: no /proc");
+        return;
+    }
+    // Each engine records its pid (its process group id), starts a background sleep and
+    // thinks for 100 s on genmove.
+    let pids = temp_path("sigterm-pgids");
+    let _ = std::fs::remove_file(&pids);
+    let engine = format!(
+        "sh -c 'echo $$ >> {}; sleep 300 & while read l; do case \"$l\" in \
+         *genmove*) sleep 100; printf \"= pass\\n\\n\";; *) printf \"=\\n\\n\";; esac; done'",
+        pids.display()
+    );
+    let child = Command::new(flank_bin())
+        .args([
+            "match",
+            "--engine-a",
+            &engine,
+            "--engine-b",
+            &engine,
+            "--games",
+            "2",
+            "--concurrency",
+            "1",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("flank runs");
+    // Wait until both engines have started (at most 20 s).
+    let mut groups: Vec<String> = Vec::new();
+    for _ in 0..1000 {
+        groups = std::fs::read_to_string(&pids)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+        if groups.len() >= 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(groups.len(), 2, "engines did not start");
+    // Let the first genmove begin.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: signals our own child, which has not been waited for.
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    }
+    let out = child.wait_with_output().expect("flank ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert_eq!(
+        err.trim(),
+        "flank: match interrupted; killed 2 engine process group(s)"
+    );
+    let mut alive = Vec::new();
+    for _ in 0..100 {
+        alive = groups
+            .iter()
+            .flat_map(|g| live_members_of_group(g))
+            .collect();
+        if alive.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for pid in &alive {
+        let _ = Command::new("kill").arg("-9").arg(pid).status();
+    }
+    let _ = std::fs::remove_file(&pids);
+    assert!(alive.is_empty(), "still running after SIGTERM: {alive:?}");
+}
+
+#[test]
+fn decimal_time_sends_milliseconds() {
+    for (decimal, settings) in [
+        (true, "time_settings 2.500 0 0"),
+        (false, "time_settings 3 0 0"),
+    ] {
+        let log = temp_path(&format!("time-log-{decimal}"));
+        let _ = std::fs::remove_file(&log);
+        // Logs every command; lists the time commands; its first genmove is a wrong pass.
+        let engine = format!(
+            "sh -c 'while read l; do echo \"$l\" >> {}; case \"$l\" in \
+             *list_commands*) printf \"= time_settings\\ntime_left\\n\\n\";; \
+             *genmove*) printf \"= pass\\n\\n\";; \
+             *) printf \"=\\n\\n\";; esac; done'",
+            log.display()
+        );
+        let mut args = vec![
+            "--engine-a",
+            &engine,
+            "--engine-b",
+            &engine,
+            "--games",
+            "1",
+            "--time",
+            "2.5",
+            "--json",
+        ];
+        if decimal {
+            args.push("--decimal-time");
+        }
+        let (code, out, err) = run_match(&args);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(json(&out)["game_list"][0]["reason"], "wrong-pass");
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let _ = std::fs::remove_file(&log);
+        // Commands carry ids: `3 time_settings 2.500 0 0`.
+        let cmds: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.split_once(' ').map(|(_, c)| c.trim()))
+            .collect();
+        assert!(cmds.contains(&settings), "{text}");
+        let left: Vec<&str> = cmds
+            .iter()
+            .filter(|c| c.starts_with("time_left "))
+            .copied()
+            .collect();
+        assert!(!left.is_empty(), "{text}");
+        for c in left {
+            let secs = c.split_whitespace().nth(2).unwrap();
+            let ok = if decimal {
+                secs.len() == 5 && secs.as_bytes()[1] == b'.' && secs.parse::<f64>().is_ok()
+            } else {
+                secs.parse::<u64>().is_ok()
+            };
+            assert!(ok, "{c}");
+        }
+    }
+}
+
+#[test]
+fn an_engine_that_cannot_be_restarted_is_recorded_as_such() {
+    let marker = temp_path("restart-marker");
+    let _ = std::fs::remove_file(&marker);
+    // Starts once (creating the marker) and crashes on genmove; every later start exits 1.
+    let engine = format!(
+        "sh -c 'if [ -e {m} ]; then exit 1; fi; touch {m}; while read l; do case \"$l\" in \
+         *genmove*) exit 3;; *) printf \"=\\n\\n\";; esac; done'",
+        m = marker.display()
+    );
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &engine,
+        "--engine-b",
+        &flank_engine(),
+        "--games",
+        "2",
+        "--concurrency",
+        "1",
+        "--json",
+    ]);
+    let _ = std::fs::remove_file(&marker);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let g = &v["game_list"];
+    assert_eq!(g[0]["reason"], "crash", "{g}");
+    assert_eq!(g[0]["reason_text"], "black crashed (exit status 3)", "{g}");
+    assert_eq!(g[1]["reason"], "restart-failed", "{g}");
+    assert_eq!(
+        g[1]["reason_text"], "white restart failed: engine exited (exit status 1)",
+        "{g}"
+    );
+    assert_eq!(g[1]["winner"], "b", "{g}");
+}
+
+#[test]
+fn odd_and_repeating_schedules_get_one_note_each() {
+    // Passes at once: every game is a quick wrong-pass forfeit.
+    let engine = sh_engine("printf \"= pass\\n\\n\"", "genmove", "printf \"=\\n\\n\"");
+    for (games, notes) in [
+        ("2", vec![]),
+        (
+            "3",
+            vec![
+                "flank: note: --games 3 is odd, so colours are unbalanced (A plays black once more)",
+            ],
+        ),
+        (
+            "10",
+            vec!["flank: note: --games 10 exceeds 2 x 4 openings, so openings repeat"],
+        ),
+        (
+            "9",
+            vec![
+                "flank: note: --games 9 is odd, so colours are unbalanced (A plays black once more)",
+                "flank: note: --games 9 exceeds 2 x 4 openings, so openings repeat",
+            ],
+        ),
+    ] {
+        let (code, out, err) = run_match(&[
+            "--engine-a",
+            &engine,
+            "--engine-b",
+            &engine,
+            "--games",
+            games,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(json(&out)["games"], games.parse::<u64>().unwrap());
+        assert_eq!(err.lines().collect::<Vec<_>>(), notes, "--games {games}");
+    }
 }

@@ -23,6 +23,9 @@ pub enum Fault {
     Exited(String),
     /// A malformed answer: not `=`/`?`, a wrong id, text where none belongs.
     Protocol(String),
+    /// The engine could not be restarted after its last forfeit (why, e.g. `engine exited
+    /// (exit status 1)`); it forfeits each game until a restart succeeds.
+    RestartFailed(String),
     /// The player answered `? message` to a command it must accept.
     Refused {
         /// The command line sent (without id).
@@ -38,6 +41,7 @@ impl fmt::Display for Fault {
             Fault::Timeout(ms) => write!(f, "no answer within {ms} ms"),
             Fault::Exited(how) => write!(f, "engine exited ({how})"),
             Fault::Protocol(what) => write!(f, "protocol error: {what}"),
+            Fault::RestartFailed(why) => write!(f, "restart failed: {why}"),
             Fault::Refused { command, message } => {
                 write!(f, "refused '{command}': {message}")
             }

@@ -10,10 +10,14 @@
 //!
 //! On Unix each engine runs in its own process group (`process_group(0)`: the group id is the
 //! engine's pid), and ending the engine (quit, timeout, restart, drop) sends SIGKILL to the
-//! whole group, so children of an engine started as `sh -c '…'` end with it.
+//! whole group, so children of an engine started as `sh -c '…'` end with it. The groups of
+//! live engines are kept in a global registry, so [`kill_all_engines`] (called by the SIGINT /
+//! SIGTERM handler `flank match` installs) can end them all from another thread.
 
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Mutex;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -26,6 +30,31 @@ pub const MAX_LINE: u64 = 64 * 1024;
 
 /// How long start-up commands (`name`, `list_commands`) may take, ms.
 pub const STARTUP_TIMEOUT_MS: u64 = 30_000;
+
+/// Process group ids (= engine pids) of every engine started and not yet killed.
+static LIVE_GROUPS: once_cell::sync::Lazy<Mutex<HashSet<i32>>> =
+    once_cell::sync::Lazy::new(|| Mutex::new(HashSet::new()));
+
+/// Sends SIGKILL to the process group of every live engine and forgets them: used by the
+/// SIGINT/SIGTERM handler of `flank match` before it exits. Returns how many groups were
+/// signalled. A no-op (0) off Unix.
+pub fn kill_all_engines() -> usize {
+    let mut groups = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+    let n = groups.len();
+    #[cfg(unix)]
+    for &pgid in groups.iter() {
+        if pgid > 1 {
+            // SAFETY: kill(2) only sends a signal; a negative pid names a process group
+            // created at spawn for an engine that has not been waited for yet (it is
+            // removed from the registry before its `wait`), so the id is not reused.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+    groups.clear();
+    n
+}
 
 /// `b` or `w`, the GTP colour letters the runner sends.
 pub fn gtp_color(c: Color) -> &'static str {
@@ -61,6 +90,19 @@ pub struct GtpProcess {
     lines: Option<Receiver<Line>>,
     next_id: u64,
     caps: Capabilities,
+    decimal_time: bool,
+    /// Why the last restart failed; `new_game` then answers [`Fault::RestartFailed`].
+    restart_failed: Option<String>,
+}
+
+/// Seconds for `time_settings` / `time_left`: `1.523` (ms precision) when `decimal`, else
+/// whole seconds rounded with `whole` (down for time left, up for the budget).
+fn seconds_text(ms: u64, decimal: bool, whole: fn(u64) -> u64) -> String {
+    if decimal {
+        format!("{}.{:03}", ms / 1000, ms % 1000)
+    } else {
+        whole(ms).to_string()
+    }
 }
 
 impl GtpProcess {
@@ -75,9 +117,17 @@ impl GtpProcess {
             lines: None,
             next_id: 1,
             caps: Capabilities::default(),
+            decimal_time: false,
+            restart_failed: None,
         };
         p.spawn()?;
         Ok(p)
+    }
+
+    /// With `on`, `time_settings` and `time_left` carry seconds with millisecond precision
+    /// (`time_left b 1.523 0`) instead of whole seconds (`flank match --decimal-time`).
+    pub fn set_decimal_time(&mut self, on: bool) {
+        self.decimal_time = on;
     }
 
     fn spawn(&mut self) -> Result<(), Fault> {
@@ -96,9 +146,18 @@ impl GtpProcess {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        let mut child = command
-            .spawn()
-            .map_err(|e| Fault::Exited(format!("cannot start '{prog}': {e}")))?;
+        // Spawn under the registry lock, so a signal handler that runs meanwhile waits and
+        // then sees this engine's group.
+        let mut child = {
+            let mut groups = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+            let child = command
+                .spawn()
+                .map_err(|e| Fault::Exited(format!("cannot start '{prog}': {e}")))?;
+            if let Ok(pgid) = i32::try_from(child.id()) {
+                groups.insert(pgid);
+            }
+            child
+        };
         let stdout = child
             .stdout
             .take()
@@ -233,9 +292,18 @@ impl GtpProcess {
     fn kill(&mut self) {
         self.stdin = None;
         if let Some(mut child) = self.child.take() {
+            let registered = i32::try_from(child.id())
+                .map(|pgid| {
+                    LIVE_GROUPS
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(&pgid)
+                })
+                .unwrap_or(false);
             #[cfg(unix)]
             if let Ok(pgid) = libc::pid_t::try_from(child.id())
                 && pgid > 1
+                && registered
             {
                 // SAFETY: kill(2) only sends a signal; a negative pid names the process
                 // group created for this engine at spawn (its id is the engine's pid, which
@@ -282,16 +350,31 @@ impl Player for GtpProcess {
 
     fn restart(&mut self) -> Result<(), Fault> {
         self.kill();
-        self.spawn()
+        match self.spawn() {
+            Ok(()) => {
+                self.restart_failed = None;
+                Ok(())
+            }
+            Err(f) => {
+                self.kill();
+                self.restart_failed = Some(f.to_string());
+                Err(f)
+            }
+        }
     }
 
     fn new_game(&mut self, setup: &GameSetup, timeout: Duration) -> Result<(), Fault> {
+        if let Some(why) = &self.restart_failed {
+            return Err(Fault::RestartFailed(why.clone()));
+        }
         self.expect_ok("clear_board", timeout)?;
         if let Some((c, n)) = setup.handicap {
             self.expect_ok(&format!("flank-handicap {} {n}", gtp_color(c)), timeout)?;
         }
         if self.caps.time_settings {
-            let secs = setup.time_ms.div_ceil(1000).max(1);
+            let secs = seconds_text(setup.time_ms, self.decimal_time, |ms| {
+                ms.div_ceil(1000).max(1)
+            });
             self.expect_ok(&format!("time_settings {secs} 0 0"), timeout)?;
         }
         for &(c, m) in &setup.opening {
@@ -304,7 +387,8 @@ impl Player for GtpProcess {
         if !self.caps.time_left {
             return Ok(());
         }
-        let cmd = format!("time_left {} {} 0", gtp_color(color), ms / 1000);
+        let secs = seconds_text(ms, self.decimal_time, |ms| ms / 1000);
+        let cmd = format!("time_left {} {secs} 0", gtp_color(color));
         self.expect_ok(&cmd, timeout).map(|_| ())
     }
 
@@ -379,6 +463,19 @@ mod tests {
         );
         assert!(matches!(parse_status("=3 f5", 4), Err(Fault::Protocol(_))));
         assert!(matches!(parse_status("f5", 4), Err(Fault::Protocol(_))));
+    }
+
+    #[test]
+    fn time_texts() {
+        let up = |ms: u64| ms.div_ceil(1000).max(1);
+        let down = |ms: u64| ms / 1000;
+        assert_eq!(seconds_text(1523, true, down), "1.523");
+        assert_eq!(seconds_text(1523, false, down), "1");
+        assert_eq!(seconds_text(999, false, down), "0");
+        assert_eq!(seconds_text(999, true, down), "0.999");
+        assert_eq!(seconds_text(2500, false, up), "3");
+        assert_eq!(seconds_text(2500, true, up), "2.500");
+        assert_eq!(seconds_text(40, true, up), "0.040");
     }
 
     #[test]

@@ -86,11 +86,13 @@ pub enum EndReason {
     Crashed(String),
     /// The loser broke the protocol (what).
     Protocol(String),
+    /// The loser's engine could not be restarted after its previous forfeit (why).
+    RestartFailed(String),
 }
 
 impl EndReason {
     /// A short code for records and JSON: `finished`, `draw-agreed`, `time`, `illegal`,
-    /// `wrong-pass`, `resigned`, `crash`, `protocol`.
+    /// `wrong-pass`, `resigned`, `crash`, `protocol`, `restart-failed`.
     pub fn code(&self) -> &'static str {
         match self {
             EndReason::Finished => "finished",
@@ -101,6 +103,7 @@ impl EndReason {
             EndReason::Resigned => "resigned",
             EndReason::Crashed(_) => "crash",
             EndReason::Protocol(_) => "protocol",
+            EndReason::RestartFailed(_) => "restart-failed",
         }
     }
 
@@ -121,6 +124,7 @@ impl fmt::Display for EndReason {
             EndReason::Resigned => f.write_str("resigned"),
             EndReason::Crashed(how) => write!(f, "crashed ({how})"),
             EndReason::Protocol(what) => write!(f, "protocol error: {what}"),
+            EndReason::RestartFailed(why) => write!(f, "restart failed: {why}"),
         }
     }
 }
@@ -195,6 +199,7 @@ fn fault_reason(f: Fault, timed: bool) -> EndReason {
         Fault::Timeout(ms) => EndReason::Protocol(format!("no answer within {ms} ms")),
         Fault::Exited(how) => EndReason::Crashed(how),
         Fault::Protocol(what) => EndReason::Protocol(what),
+        Fault::RestartFailed(why) => EndReason::RestartFailed(why),
         f @ Fault::Refused { .. } => EndReason::Protocol(f.to_string()),
     }
 }
@@ -202,12 +207,8 @@ fn fault_reason(f: Fault, timed: bool) -> EndReason {
 /// The board score of a game that ended at `game`'s position (see
 /// [`GameOutcome::board_score`]).
 fn board_score(game: &Game) -> Score {
-    if game.is_over() {
-        game.final_score()
-    } else {
-        let (b, w) = game.disc_counts();
-        b as Score - w as Score
-    }
+    // The same rule as GTP `final_score`.
+    game.score()
 }
 
 struct Table<'a> {

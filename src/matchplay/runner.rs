@@ -370,7 +370,8 @@ fn play_one(
 /// but not counted, and `run_match` returns that error.
 ///
 /// Errors: a player that cannot start, a player without handicap support in a handicap
-/// match, a GGF file that cannot be written, a bad game set-up, an error from `on_game`.
+/// match, A and B ending up with the same name, a GGF file that cannot be written, a bad
+/// game set-up, an error from `on_game`.
 pub fn run_match(
     spec: &MatchSpec,
     factory: &Factory<'_>,
@@ -407,6 +408,14 @@ pub fn run_match(
         } else {
             spec.names[k] = printable_name(&spec.names[k]);
         }
+    }
+    // A given name can equal the other side's default (`--name-a flank-B`): the summary
+    // would not say who is who.
+    if spec.names[0] == spec.names[1] {
+        return Err(format!(
+            "players A and B would both be named '{}': give --name-a/--name-b that differ",
+            spec.names[0]
+        ));
     }
     let spec: &MatchSpec = spec;
     if let Some((_, n)) = spec.handicap {
