@@ -45,23 +45,11 @@ def main():
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for any answer")
     a = ap.parse_args()
 
-    data = os.environ.get("FLANK_DATA", os.path.join(REPO, "..", "shared", "data"))
-    path = a.file or os.path.join(data, "openings", "xot_small.txt")
     try:
-        with open(path) as f:
-            lines = f.readlines()
-    except OSError as e:
-        print("eval_match: cannot read openings %s: %s (set FLANK_DATA or --file)" % (path, e), file=sys.stderr)
+        path, openings = selfplay.load_openings(a.file)
+    except ValueError as e:
+        print("eval_match: %s (set FLANK_DATA or --file)" % e, file=sys.stderr)
         return 2
-    openings = []
-    for n, line in enumerate(lines, 1):
-        try:
-            o = selfplay.parse_opening(line)
-        except ValueError as e:
-            print("eval_match: %s:%d: %s" % (path, n, e), file=sys.stderr)
-            return 2
-        if o is not None:
-            openings.append(o)
     openings = openings[: a.openings]
     if not openings or a.jobs < 1 or a.depth < 1:
         print("eval_match: nothing to play (check --openings, --jobs, --depth)", file=sys.stderr)

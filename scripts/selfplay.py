@@ -272,6 +272,28 @@ def play_game(engines, opening):
     return ours, plies
 
 
+def load_openings(path=None):
+    """Reads an openings file (default $FLANK_DATA/openings/xot_small.txt, FLANK_DATA defaulting
+    to the project's ../shared/data): returns (path, openings) with the openings as
+    parse_opening gives them, blank lines skipped. Raises ValueError with a one-line reason."""
+    data = os.environ.get("FLANK_DATA", os.path.join(REPO, "..", "shared", "data"))
+    path = path or os.path.join(data, "openings", "xot_small.txt")
+    try:
+        with open(path) as f:
+            raw = f.readlines()
+    except OSError as e:
+        raise ValueError("cannot read openings %s: %s" % (path, e))
+    openings = []
+    for n, line in enumerate(raw, 1):
+        try:
+            o = parse_opening(line)
+        except ValueError as e:
+            raise ValueError("%s:%d: %s" % (path, n, e))
+        if o is not None:
+            openings.append(o)
+    return path, openings
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
@@ -289,23 +311,11 @@ def main():
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for any answer")
     a = ap.parse_args()
 
-    data = os.environ.get("FLANK_DATA", os.path.join(REPO, "..", "shared", "data"))
-    path = a.openings or os.path.join(data, "openings", "xot_small.txt")
     try:
-        with open(path) as f:
-            raw = f.readlines()
-    except OSError as e:
-        print("selfplay: cannot read openings %s: %s (set FLANK_DATA or --openings)" % (path, e), file=sys.stderr)
+        path, openings = load_openings(a.openings)
+    except ValueError as e:
+        print("selfplay: %s (set FLANK_DATA or --openings)" % e, file=sys.stderr)
         return 2
-    openings = []
-    for n, line in enumerate(raw, 1):
-        try:
-            o = parse_opening(line)
-        except ValueError as e:
-            print("selfplay: %s:%d: %s" % (path, n, e), file=sys.stderr)
-            return 2
-        if o is not None:
-            openings.append(o)
     openings = openings[: a.games]
     if not openings:
         print("selfplay: no openings in %s" % path, file=sys.stderr)
