@@ -48,6 +48,24 @@ fn flank_engine() -> String {
     format!("{} gtp --level 3", flank_bin())
 }
 
+/// One game (JSON summary) of `engine` as A against flank as B with a `time`-second clock;
+/// the match itself must end with exit status 0.
+fn one_game_against_flank(engine: &str, time: &str) -> Value {
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        engine,
+        "--engine-b",
+        &flank_engine(),
+        "--games",
+        "1",
+        "--time",
+        time,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    json(&out)
+}
+
 fn temp_path(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("flank-match-{}-{name}", std::process::id()))
 }
@@ -222,19 +240,7 @@ fn illegal_moves_wrong_passes_time_losses_and_protocol_errors() {
         ),
     ] {
         let bad = sh_engine(genmove, "", "printf \"?\\n\\n\"");
-        let (code, out, err) = run_match(&[
-            "--engine-a",
-            &bad,
-            "--engine-b",
-            &flank_engine(),
-            "--games",
-            "1",
-            "--time",
-            time,
-            "--json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let v = json(&out);
+        let v = one_game_against_flank(&bad, time);
         let g = &v["game_list"][0];
         assert_eq!(g["reason"], reason, "{g}");
         assert!(g["reason_text"].as_str().unwrap().starts_with(text), "{g}");
@@ -584,19 +590,7 @@ fn engines_without_time_commands_play_on_the_runners_clock() {
         // Its clock still runs: 2 s over a 0.3 s clock.
         ("sleep 2; printf \"= pass\\n\\n\"", "0.3", "time"),
     ] {
-        let (code, out, err) = run_match(&[
-            "--engine-a",
-            &no_time(genmove),
-            "--engine-b",
-            &flank_engine(),
-            "--games",
-            "1",
-            "--time",
-            time,
-            "--json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let v = json(&out);
+        let v = one_game_against_flank(&no_time(genmove), time);
         let g = &v["game_list"][0];
         assert_eq!(g["reason"], reason, "{g}");
         assert_eq!(g["winner"], "b", "{g}");
