@@ -697,7 +697,8 @@ impl Searcher {
     }
 
     /// Move ordering at high empties: fastest-first keys plus a shallow midgame search of
-    /// each child (depth 1–2 plies), as Edax does far from the leaves; TT move first.
+    /// each child (2 plies at ≥ 16 empties, else 1), as Edax does far from the leaves; TT move
+    /// first.
     fn search_order(
         &mut self,
         b: &Board,
@@ -706,7 +707,7 @@ impl Searcher {
         empties: u32,
     ) -> MoveList {
         let mut list = self.fastest_first(b.player, b.opponent, moves, tt_move);
-        let depth = if empties >= 18 { 2 } else { 1 };
+        let depth = if empties >= 16 { 2 } else { 1 };
         let w = 128;
         for i in 0..list.n {
             if list.key[i] == i32::MIN {
