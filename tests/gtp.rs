@@ -4,6 +4,9 @@
 //! The engine's move choice is never assumed: genmove answers are checked for legality, or
 //! asked in positions with exactly one legal move.
 
+mod common;
+
+use common::{err, ok};
 use flank::engine::{Engine, EngineConfig};
 use flank::format::Position;
 use flank::game::Game;
@@ -36,23 +39,6 @@ fn session(input: &str) -> String {
 
 fn gtp() -> Gtp {
     Gtp::new(engine(), options())
-}
-
-/// Sends one command that must succeed and returns its result text (without `= ` and the
-/// blank line).
-fn ok(g: &mut Gtp, cmd: &str) -> String {
-    let a = g.handle_line(cmd).expect("a command gets an answer");
-    assert!(a.starts_with('='), "{cmd:?} failed: {a:?}");
-    assert!(a.ends_with("\n\n"), "{a:?}");
-    let body = &a[1..a.len() - 2];
-    body.strip_prefix(' ').unwrap_or(body).to_string()
-}
-
-/// Sends one command that must fail and returns the message.
-fn err(g: &mut Gtp, cmd: &str) -> String {
-    let a = g.handle_line(cmd).expect("a command gets an answer");
-    assert!(a.starts_with("? "), "{cmd:?} should fail: {a:?}");
-    a[2..a.len() - 2].to_string()
 }
 
 const START_SHOWBOARD: &str = "=

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{data_file, flank};
+use common::{data_file, err, flank, ok};
 
 use flank::draw::{DRAW_MARGIN, judge_draw_offer};
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
@@ -45,22 +45,6 @@ fn gtp_timed(level: Level, seed: u64, move_time_ms: u64) -> Gtp {
 
 fn gtp() -> Gtp {
     gtp_with(Level::Hard, 1)
-}
-
-/// Sends one command that must succeed and returns its result text.
-fn ok(g: &mut Gtp, cmd: &str) -> String {
-    let a = g.handle_line(cmd).expect("a command gets an answer");
-    assert!(a.starts_with('='), "{cmd:?} failed: {a:?}");
-    assert!(a.ends_with("\n\n"), "{a:?}");
-    let body = &a[1..a.len() - 2];
-    body.strip_prefix(' ').unwrap_or(body).to_string()
-}
-
-/// Sends one command that must fail and returns the message.
-fn err(g: &mut Gtp, cmd: &str) -> String {
-    let a = g.handle_line(cmd).expect("a command gets an answer");
-    assert!(a.starts_with("? "), "{cmd:?} should fail: {a:?}");
-    a[2..a.len() - 2].to_string()
 }
 
 #[test]

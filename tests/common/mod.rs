@@ -47,3 +47,20 @@ pub fn data_file(rel: &str) -> Option<String> {
         }
     }
 }
+
+/// Sends one GTP command that must succeed and returns its result text (without `= ` and the
+/// blank line).
+pub fn ok(g: &mut flank::gtp::Gtp, cmd: &str) -> String {
+    let a = g.handle_line(cmd).expect("a command gets an answer");
+    assert!(a.starts_with('='), "{cmd:?} failed: {a:?}");
+    assert!(a.ends_with("\n\n"), "{a:?}");
+    let body = &a[1..a.len() - 2];
+    body.strip_prefix(' ').unwrap_or(body).to_string()
+}
+
+/// Sends one GTP command that must fail and returns the message.
+pub fn err(g: &mut flank::gtp::Gtp, cmd: &str) -> String {
+    let a = g.handle_line(cmd).expect("a command gets an answer");
+    assert!(a.starts_with("? "), "{cmd:?} should fail: {a:?}");
+    a[2..a.len() - 2].to_string()
+}
