@@ -199,6 +199,9 @@ struct TrainArgs {
     /// --quick).
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=23))]
     wthor_solve_empties: Option<u32>,
+    /// Random plies played (and solved) from every solved WTHOR position (default 0 = off).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=8))]
+    deviation_plies: Option<u32>,
     /// Conjugate-gradient iterations per phase (default 60, or 30 with --quick).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10000))]
     iterations: Option<u64>,
@@ -442,6 +445,9 @@ fn run_train(args: TrainArgs) -> Result<ExitCode> {
     }
     if let Some(e) = args.wthor_solve_empties {
         opts.wthor_solve_empties = e;
+    }
+    if let Some(d) = args.deviation_plies {
+        opts.deviation_plies = d;
     }
     if args.wthor_games.is_some() {
         opts.wthor_games = args.wthor_games;

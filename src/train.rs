@@ -5,9 +5,11 @@
 //!    with the `wthor` crate and replayed. Each game records the perfect-play score from 24
 //!    empties (the "theoretical score"). Positions with ≥ 24 empties are labelled with it (the
 //!    standard approximation: the score the game would end with if both sides played
-//!    perfectly from 24 empties on); positions with < 24 empties are labelled with it only
-//!    when the game's actual final score equals it (then nobody erred after 24 empties, so it
-//!    is the exact value of those positions), and dropped otherwise.
+//!    perfectly from 24 empties on); positions with at most
+//!    [`TrainOptions::wthor_solve_empties`] empties are solved exactly by flank's solver, and
+//!    the positions in between get a label interpolated by empties between the two. Optional
+//!    random deviations ([`TrainOptions::deviation_plies`]) add solved positions after random
+//!    moves.
 //! 2. **Self-play** ([`selfplay`]): games from XOT openings (`openings/xot_large.txt`; random
 //!    8-ply openings if missing) played by flank at a fixed depth with the active evaluator
 //!    (`flank train` uses the classic one unless `--eval` says otherwise), with 10 % random
@@ -17,7 +19,7 @@
 //! 3. **Fit** ([`fit`]): per phase, regularised least squares on the compact features of
 //!    [`crate::pattern`] (ridge towards the neighbouring phase's weights, which smooths across
 //!    phases), solved by Jacobi-preconditioned conjugate gradients on the normal equations,
-//!    with the samples of the phase's 4 empties plus 2 empties either side; rayon over fixed
+//!    with the samples of the phase's empties plus half a phase either side; rayon over fixed
 //!    sample chunks, summed in a fixed order, so the result does not depend on the thread
 //!    count. 8-fold symmetry augmentation is implicit: the features of a position and of its
 //!    7 symmetric images are the same multiset. A held-out validation split (by game) is
@@ -63,9 +65,13 @@ pub struct TrainOptions {
     pub selfplay_depth: u32,
     /// Self-play positions with at most this many empties are solved exactly.
     pub solve_empties: u32,
-    /// WTHOR positions with at most this many empties are solved exactly (unless the game's
-    /// final score already equals its theoretical score).
+    /// WTHOR positions with at most this many empties are solved exactly.
     pub wthor_solve_empties: u32,
+    /// Random deviations: from every solved WTHOR position, this many random legal moves
+    /// (the first one differs from the game's move when it can) are played and each position
+    /// reached is solved and kept as a sample, so that the training set also holds the
+    /// positions after weak moves that a search tree is full of.
+    pub deviation_plies: u32,
     /// Conjugate-gradient iterations per phase (at most).
     pub iterations: usize,
     /// A file caching the labelled samples: read if it exists (skipping WTHOR and self-play),
@@ -89,6 +95,7 @@ impl TrainOptions {
             selfplay_depth: 4,
             solve_empties: 16,
             wthor_solve_empties: 14,
+            deviation_plies: 0,
             iterations: 60,
             lambda: 20.0,
             samples_cache: None,
@@ -210,6 +217,7 @@ pub fn load_wthor(
     dir: &Path,
     limit: Option<usize>,
     solve_empties: u32,
+    deviation_plies: u32,
 ) -> Result<(Vec<Sample>, WthorStats)> {
     let files = wthor_files(dir)?;
     let mut games = Vec::new();
@@ -249,7 +257,7 @@ pub fn load_wthor(
             },
             |engine, (gi, g)| {
                 pb.inc(1);
-                label_wthor_game(engine, g, gi as u32, solve_empties)
+                label_wthor_game(engine, g, gi as u32, solve_empties, deviation_plies)
             },
         )
         .collect();
@@ -275,6 +283,7 @@ fn label_wthor_game(
     g: &wthor::game_archive::Game,
     game: u32,
     solve_empties: u32,
+    deviation_plies: u32,
 ) -> Option<(Vec<Sample>, bool)> {
     if g.theoretical_score > 64 {
         return None;
@@ -291,13 +300,56 @@ fn label_wthor_game(
     let solved: Vec<Option<Score>> = positions
         .iter()
         .map(|p| {
-            (p.board.empties() <= solve_empties && !exact_tail).then(|| {
+            (p.board.empties() <= solve_empties).then(|| {
                 let r = engine.search(&p.board, &exact, &mut |_| {});
                 black_view(p.side, r.score)
             })
         })
         .collect();
     let anchor = solved.iter().flatten().next().copied();
+    let mut deviations = Vec::new();
+    for (ply, (p, s)) in positions.iter().zip(&solved).enumerate() {
+        if s.is_none() || deviation_plies == 0 {
+            continue;
+        }
+        let played = g.moves.get(ply).map(|m| m.rank * 8 + m.file);
+        let mut rng = splitmix(((game as u64) << 8) ^ ply as u64 ^ 0xD1B5_4A32_D192_ED03);
+        let mut b = p.board;
+        for d in 0..deviation_plies {
+            if b.is_game_over() {
+                break;
+            }
+            if !b.has_moves() {
+                b = b.pass();
+            }
+            let mut moves = b.moves();
+            if d == 0
+                && let Some(x) = played
+                && moves.count_ones() > 1
+            {
+                moves &= !(1u64 << x);
+            }
+            rng = splitmix(rng);
+            let k = (rng % moves.count_ones() as u64) as u32;
+            let mut m = moves;
+            for _ in 0..k {
+                m &= m - 1;
+            }
+            b = b.make_move(Square::from_index(m.trailing_zeros() as u8));
+            if b.is_game_over() {
+                break;
+            }
+            if !b.has_moves() {
+                b = b.pass();
+            }
+            let r = engine.search(&b, &exact, &mut |_| {});
+            deviations.push(Sample {
+                board: b,
+                label: r.score as i8,
+                game,
+            });
+        }
+    }
     let samples = positions
         .iter()
         .zip(&solved)
@@ -305,7 +357,7 @@ fn label_wthor_game(
             let e = p.board.empties();
             let black = match (s, anchor) {
                 (Some(v), _) => *v,
-                _ if e >= 24 || exact_tail => t,
+                _ if e >= 24 => t,
                 // Between the anchors: interpolate by empties.
                 (None, Some(a)) => {
                     let span = (24 - solve_empties) as i32;
@@ -320,6 +372,7 @@ fn label_wthor_game(
                 game,
             }
         })
+        .chain(deviations)
         .collect();
     Some((samples, exact_tail))
 }
@@ -591,8 +644,9 @@ pub fn fit(samples: &[Sample], opts: &TrainOptions) -> (Vec<i16>, Vec<PhaseRepor
     let pb = bar((NUM_PHASES * opts.iterations) as u64, "fit");
     let mut reports = Vec::new();
     for (ph, from) in order {
-        let lo = (ph as u32 * PHASE_WIDTH).saturating_sub(2);
-        let hi = ph as u32 * PHASE_WIDTH + PHASE_WIDTH + 1; // inclusive
+        // The phase's own empties plus half a phase width either side (inclusive).
+        let lo = (ph as u32 * PHASE_WIDTH).saturating_sub(PHASE_WIDTH / 2);
+        let hi = ph as u32 * PHASE_WIDTH + PHASE_WIDTH - 1 + PHASE_WIDTH / 2;
         let train: Vec<&Sample> = samples
             .iter()
             .filter(|s| {
@@ -768,6 +822,7 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
                 &opts.data_dir.join("games/wthor"),
                 opts.wthor_games,
                 opts.wthor_solve_empties,
+                opts.deviation_plies,
             )?;
             writeln!(
                 out,
