@@ -30,6 +30,20 @@ pub struct Iteration {
     pub pv: Vec<Move>,
 }
 
+/// The static value of a leaf: the exact final score of a finished game; for a side to move
+/// that must pass, minus the evaluation of the opponent to move (the evaluation is trained
+/// on positions with a legal move only); else the evaluation.
+#[inline]
+pub fn leaf_eval(b: &Board) -> Score {
+    if b.has_moves() {
+        evaluate(b)
+    } else if b.opponent_moves() != 0 {
+        -evaluate(&b.pass())
+    } else {
+        b.final_score()
+    }
+}
+
 impl Searcher {
     /// Orders moves: TT move first, then by the child's evaluation (depth ≥ 3) or by the
     /// opponent's mobility (fastest-first). Returns squares, best candidate first.
@@ -45,7 +59,7 @@ impl Searcher {
                 let f = flips(b.player, b.opponent, x);
                 let c = b.make_move_with_flips(1 << x, f);
                 if depth >= 3 {
-                    evaluate(&c)
+                    leaf_eval(&c)
                 } else {
                     get_moves(c.player, c.opponent).count_ones() as i32
                 }
@@ -71,10 +85,7 @@ impl Searcher {
             return (0, 64);
         }
         if depth <= 0 {
-            if b.is_game_over() {
-                return (b.final_score(), 64);
-            }
-            return (evaluate(b), 64);
+            return (leaf_eval(b), 64);
         }
         let moves = b.moves();
         if moves == 0 {
@@ -227,11 +238,7 @@ impl Searcher {
             m &= m - 1;
             let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
             self.nodes += 1;
-            let v = if c.is_game_over() {
-                -c.final_score()
-            } else {
-                -evaluate(&c)
-            };
+            let v = -leaf_eval(&c);
             if v > best {
                 best = v;
                 best_move = x;

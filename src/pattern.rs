@@ -12,24 +12,32 @@
 //! invariant under the 8 symmetries and the 8-fold augmentation of the training set is built
 //! into the features.
 //!
-//! Features per position ([`FEATURES_PER_POSITION`] = 52): 46 pattern instances (corner 3×3 ×4,
-//! corner 2×5 ×8, edge + 2 X-squares ×4, rows/columns 2, 3, 4 ×4 each, diagonals of length 8 ×2
-//! and of lengths 7, 6, 5, 4 ×4 each), the mobility of each side, the potential mobility
-//! (empties next to the other side's discs) of each side, parity (empties mod 2 and the
-//! number of quadrants with an odd number of empties), and a bias.
+//! Features per position ([`FEATURES_PER_POSITION`] = 65): 46 disc-pattern instances (corner
+//! 3×3 ×4, corner 2×5 ×8, edge + 2 X-squares ×4, rows/columns 2, 3, 4 ×4 each, diagonals of
+//! length 8 ×2 and of lengths 7, 6, 5, 4 ×4 each); 8 mobility-pattern instances (edge + 2
+//! X-squares ×4 and corner 3×3 ×4 read from the legal-move bitboards: digit 1 where the side to
+//! move can play, 2 where only the opponent can), the mobility of each side, the potential
+//! mobility (empties next to the other side's discs) of each side, parity (empties mod 2 and the
+//! number of quadrants with an odd number of empties), per quadrant its empties (capped at 4)
+//! and whether each side can play there, the corners each side can take, and a bias.
+//!
+//! Indices are read with BMI2 `pext` straight from the bitboards when the CPU has it (one
+//! 1,024-entry digit table per instance turns the extracted bits into the group's base-order
+//! ternary index), else by transforming the bitboards by the 8 symmetries and gathering each
+//! base pattern with shifts and masks; a test checks that both agree.
 
 use once_cell::sync::Lazy;
 
 use crate::board::{Board, Symmetry, get_moves, neighbours};
 
 /// Number of game phases; a position's phase is [`phase`] of its empties.
-pub const NUM_PHASES: usize = 15;
+pub const NUM_PHASES: usize = 30;
 /// Empties per phase bucket.
-pub const PHASE_WIDTH: u32 = 4;
+pub const PHASE_WIDTH: u32 = 2;
 /// Pattern instances per position.
-pub const PATTERN_INSTANCES: usize = 46;
+pub const PATTERN_INSTANCES: usize = 54;
 /// Features per position: the pattern instances plus 6 global features.
-pub const FEATURES_PER_POSITION: usize = PATTERN_INSTANCES + 6;
+pub const FEATURES_PER_POSITION: usize = PATTERN_INSTANCES + 11;
 
 /// Mobility values are capped at this (a table of `MOBILITY_CAP + 1` weights per side).
 pub const MOBILITY_CAP: u32 = 35;
@@ -46,7 +54,7 @@ pub fn phase(empties: u32) -> usize {
 
 /// Pattern groups: a name and the ordered base squares (0 = a1 … 63 = h8). Digit k of an
 /// instance's ternary index is the contents of its k-th square.
-const GROUPS: [(&str, &[u8]); 11] = [
+const GROUPS: [(&str, &[u8]); 13] = [
     ("corner3x3", &[0, 1, 2, 8, 9, 10, 16, 17, 18]),
     ("corner2x5", &[0, 1, 2, 3, 4, 8, 9, 10, 11, 12]),
     ("edge+2x", &[0, 1, 2, 3, 4, 5, 6, 7, 9, 14]),
@@ -58,7 +66,12 @@ const GROUPS: [(&str, &[u8]); 11] = [
     ("diag6", &[2, 11, 20, 29, 38, 47]),
     ("diag5", &[3, 12, 21, 30, 39]),
     ("diag4", &[4, 13, 22, 31]),
+    ("mob-edge+2x", &[0, 1, 2, 3, 4, 5, 6, 7, 9, 14]),
+    ("mob-corner3x3", &[0, 1, 2, 8, 9, 10, 16, 17, 18]),
 ];
+/// The first group read from the legal-move bitboards (digit 1: the side to move can play
+/// there, 2: only the opponent can) instead of the discs.
+const FIRST_MOBILITY_GROUP: usize = 11;
 
 /// One pattern group with its instances and index folding.
 #[derive(Debug)]
@@ -100,7 +113,14 @@ const MOB_O: u32 = MOB_P + MOBILITY_CAP + 1;
 const POT_P: u32 = MOB_O + MOBILITY_CAP + 1;
 const POT_O: u32 = POT_P + POTENTIAL_CAP + 1;
 const PARITY: u32 = POT_O + POTENTIAL_CAP + 1;
-const BIAS: u32 = PARITY + PARITY_SIZE;
+const QUAD: u32 = PARITY + PARITY_SIZE;
+/// Quadrant table: empties in the quadrant (0–4, capped) × side to move has a move there ×
+/// opponent has a move there.
+const QUAD_SIZE: u32 = 5 * 4;
+const CORNER_MOVES: u32 = QUAD + QUAD_SIZE;
+/// Corner-move table: corners the side to move can take (0–4) × corners the opponent could.
+const CORNER_MOVES_SIZE: u32 = 25;
+const BIAS: u32 = CORNER_MOVES + CORNER_MOVES_SIZE;
 const GLOBAL_LEN: u32 = BIAS + 1;
 
 fn pow3(n: usize) -> u32 {
@@ -223,7 +243,9 @@ fn gather(g: usize, x: u64) -> u32 {
         7 => (((x >> 1) & (DIAG >> 9)).wrapping_mul(SPREAD)) >> 56,
         8 => (((x >> 2) & (DIAG >> 18)).wrapping_mul(SPREAD)) >> 56,
         9 => (((x >> 3) & (DIAG >> 27)).wrapping_mul(SPREAD)) >> 56,
-        _ => (((x >> 4) & (DIAG >> 36)).wrapping_mul(SPREAD)) >> 56,
+        10 => (((x >> 4) & (DIAG >> 36)).wrapping_mul(SPREAD)) >> 56,
+        11 => (x & 0xFF) | ((x >> 1) & 0x100) | ((x >> 5) & 0x200),
+        _ => (x & 7) | ((x >> 5) & 0x38) | ((x >> 10) & 0x1C0),
     }) as u32
 }
 
@@ -242,10 +264,103 @@ pub fn gather_fast(g: usize, x: u64) -> u32 {
     gather(g, x)
 }
 
+/// The pattern instances read straight from the untransformed bitboards with `pext` (the fast
+/// path of [`raw_indices`] on CPUs with BMI2), in [`raw_indices`] order.
+struct Instances {
+    /// The squares of each instance on the untransformed board.
+    mask: [u64; PATTERN_INSTANCES],
+    /// First raw index of each instance's group.
+    raw_offset: [u32; PATTERN_INSTANCES],
+    /// `digits[DIGITS_STRIDE * i + bits]`: instance i's base-order ternary value (digit 1 for
+    /// each set bit) of the `pext` bits of its mask (bit j = the j-th lowest square).
+    digits: Vec<u16>,
+    /// Instances `mobility_from..` read the legal-move bitboards rather than the discs.
+    mobility_from: usize,
+}
+
+/// Entries per instance in [`Instances::digits`] (patterns have at most 10 squares).
+const DIGITS_STRIDE: usize = 1024;
+
+static INSTANCES: Lazy<Instances> = Lazy::new(|| {
+    let layout = &*LAYOUT;
+    let mut t = Instances {
+        mask: [0; PATTERN_INSTANCES],
+        raw_offset: [0; PATTERN_INSTANCES],
+        digits: vec![0; DIGITS_STRIDE * PATTERN_INSTANCES],
+        mobility_from: PATTERN_INSTANCES,
+    };
+    let mut i = 0;
+    for (g, group) in layout.groups.iter().enumerate() {
+        if g == FIRST_MOBILITY_GROUP {
+            t.mobility_from = i;
+        }
+        for &si in &group.syms {
+            let s = Symmetry::ALL[si];
+            // Digit k reads the transformed board at squares[k], i.e. the original board at
+            // the preimage of squares[k].
+            let pre: Vec<u32> = group
+                .squares
+                .iter()
+                .map(|&q| {
+                    (0..64u32)
+                        .find(|&x| s.apply(1u64 << x) == 1u64 << q)
+                        .unwrap_or(q as u32)
+                })
+                .collect();
+            let mask = pre.iter().fold(0u64, |m, &x| m | 1u64 << x);
+            for bits in 0..1usize << pre.len() {
+                let mut v = 0u32;
+                let mut rest = mask;
+                for j in 0..pre.len() {
+                    let sq = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    if bits >> j & 1 == 1 {
+                        v += pow3(pre.iter().position(|&x| x == sq).unwrap_or(0));
+                    }
+                }
+                t.digits[DIGITS_STRIDE * i + bits] = v as u16;
+            }
+            t.mask[i] = mask;
+            t.raw_offset[i] = group.raw_offset;
+            i += 1;
+        }
+    }
+    t
+});
+
 /// Writes the raw table indices (into one phase's table of [`Layout::raw_len`] weights) of all
 /// [`FEATURES_PER_POSITION`] features of `b` into `out`.
 #[inline]
 pub fn raw_indices(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        use std::arch::x86_64::_pext_u64;
+        let t = &*INSTANCES;
+        let (p, o) = (b.player, b.opponent);
+        let (lp, lo) = (get_moves(p, o), get_moves(o, p));
+        let read = |i: usize, a: u64, c: u64| {
+            // SAFETY: BMI2 is enabled at compile time (cfg above).
+            let (ba, bc) = unsafe { (_pext_u64(a, t.mask[i]), _pext_u64(c, t.mask[i])) };
+            let d = &t.digits[DIGITS_STRIDE * i..DIGITS_STRIDE * (i + 1)];
+            t.raw_offset[i] + d[ba as usize] as u32 + 2 * d[bc as usize] as u32
+        };
+        let lo_only = lo & !lp;
+        for (i, x) in out[..PATTERN_INSTANCES].iter_mut().enumerate() {
+            *x = if i < t.mobility_from {
+                read(i, p, o)
+            } else {
+                read(i, lp, lo_only)
+            };
+        }
+        global_indices(b, lp, lo, out);
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    raw_indices_portable(b, out);
+}
+
+/// [`raw_indices`] without BMI2: transforms the bitboards by the 8 symmetries and gathers each
+/// base pattern by shifts and masks.
+pub fn raw_indices_portable(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
     let layout = &*LAYOUT;
     let tern = &*TERNARY;
     let (p, o) = (b.player, b.opponent);
@@ -255,17 +370,37 @@ pub fn raw_indices(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
         sp[i] = s.apply(p);
         so[i] = s.apply(o);
     }
+    let (lp, lo) = (get_moves(p, o), get_moves(o, p));
+    let (mut mp_s, mut mo_s) = ([0u64; 8], [0u64; 8]);
+    for (i, s) in Symmetry::ALL.iter().enumerate() {
+        mp_s[i] = s.apply(lp);
+        mo_s[i] = s.apply(lo & !lp);
+    }
     let mut n = 0;
     for (g, group) in layout.groups.iter().enumerate() {
+        let (bp, bo) = if g < FIRST_MOBILITY_GROUP {
+            (&sp, &so)
+        } else {
+            (&mp_s, &mo_s)
+        };
         for &s in &group.syms {
-            let idx = tern[gather(g, sp[s]) as usize] + 2 * tern[gather(g, so[s]) as usize];
+            let idx = tern[gather(g, bp[s]) as usize] + 2 * tern[gather(g, bo[s]) as usize];
             out[n] = group.raw_offset + idx;
             n += 1;
         }
     }
+    global_indices(b, lp, lo, out);
+}
+
+/// The raw indices of the global features (after the pattern instances); `lp` and `lo` are the
+/// legal moves of the side to move and of the opponent.
+#[inline]
+fn global_indices(b: &Board, lp: u64, lo: u64, out: &mut [u32; FEATURES_PER_POSITION]) {
+    let layout = &*LAYOUT;
+    let (p, o) = (b.player, b.opponent);
     let empty = !(p | o);
-    let mp = get_moves(p, o).count_ones().min(MOBILITY_CAP);
-    let mo = get_moves(o, p).count_ones().min(MOBILITY_CAP);
+    let mp = lp.count_ones().min(MOBILITY_CAP);
+    let mo = lo.count_ones().min(MOBILITY_CAP);
     let pp = (neighbours(o) & empty).count_ones().min(POTENTIAL_CAP);
     let po = (neighbours(p) & empty).count_ones().min(POTENTIAL_CAP);
     const QUADRANTS: [u64; 4] = [
@@ -285,6 +420,14 @@ pub fn raw_indices(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
     out[PATTERN_INSTANCES + 3] = g0 + POT_O + po;
     out[PATTERN_INSTANCES + 4] = g0 + PARITY + (empty.count_ones() & 1) * 5 + odd;
     out[PATTERN_INSTANCES + 5] = g0 + BIAS;
+    for (k, &q) in QUADRANTS.iter().enumerate() {
+        let e = (empty & q).count_ones().min(4);
+        let code = e * 4 + 2 * u32::from(lp & q != 0) + u32::from(lo & q != 0);
+        out[PATTERN_INSTANCES + 6 + k] = g0 + QUAD + code;
+    }
+    const CORNERS: u64 = 0x8100_0000_0000_0081;
+    out[PATTERN_INSTANCES + 10] =
+        g0 + CORNER_MOVES + (lp & CORNERS).count_ones() * 5 + (lo & CORNERS).count_ones();
 }
 
 /// Writes the compact feature ids of `b` (see [`Layout::raw_to_compact`]) into `out`.
@@ -356,13 +499,45 @@ mod tests {
         let inst: usize = l.groups.iter().map(|g| g.syms.len()).sum();
         assert_eq!(inst, PATTERN_INSTANCES);
         let per: Vec<usize> = l.groups.iter().map(|g| g.syms.len()).collect();
-        assert_eq!(per, vec![4, 8, 4, 4, 4, 4, 2, 4, 4, 4, 4]);
+        assert_eq!(per, vec![4, 8, 4, 4, 4, 4, 2, 4, 4, 4, 4, 4, 4]);
         // The 3×3 corner folds under the diagonal mirror: (3^9 + 3^6) / 2 classes.
         assert_eq!(l.groups[0].compact_len, (19683 + 729) / 2);
         // The 2×5 corner has no self-symmetry.
         assert_eq!(l.groups[1].compact_len, 59049);
         // A row folds under the mirror: (3^8 + 3^4) / 2.
         assert_eq!(l.groups[3].compact_len, (6561 + 81) / 2);
+    }
+
+    /// The `pext` path and the portable path give the same indices on random positions.
+    #[test]
+    fn fast_indices_match_portable() {
+        let mut b = Board::start();
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..3000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let moves = b.moves();
+            if moves == 0 {
+                b = if b.opponent_moves() == 0 {
+                    Board::start()
+                } else {
+                    b.pass()
+                };
+                continue;
+            }
+            let k = (x % moves.count_ones() as u64) as u32;
+            let mut m = moves;
+            for _ in 0..k {
+                m &= m - 1;
+            }
+            b = b.make_move(crate::square::Square::from_index(m.trailing_zeros() as u8));
+            let (mut fast, mut slow) =
+                ([0u32; FEATURES_PER_POSITION], [0u32; FEATURES_PER_POSITION]);
+            raw_indices(&b, &mut fast);
+            raw_indices_portable(&b, &mut slow);
+            assert_eq!(fast, slow, "{b:?}");
+        }
     }
 
     #[test]

@@ -125,3 +125,41 @@ proptest! {
         prop_assert_eq!(r.score, negamax(&b));
     }
 }
+
+/// Depth-limited negamax with the midgame search's leaf rule: a finished game scores its
+/// final disc difference, a side without moves passes (passes use no depth), and the leaves
+/// are scored by the active evaluation (of the opponent, negated, if the side to move must
+/// pass).
+fn negamax_depth(b: &Board, depth: u32) -> Score {
+    let moves: Vec<_> = b.legal_moves().collect();
+    if moves.is_empty() {
+        if b.opponent_moves() == 0 {
+            return b.final_score();
+        }
+        return -negamax_depth(&b.pass(), depth);
+    }
+    if depth == 0 {
+        return flank::eval::evaluate(b);
+    }
+    moves
+        .into_iter()
+        .map(|m| -negamax_depth(&b.make_move(m), depth - 1))
+        .max()
+        .expect("at least one move")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Up to depth 3 no position can be reached twice inside the tree, so the PVS with its
+    /// aspiration windows, TT cutoffs and move ordering must return exactly the negamax value.
+    #[test]
+    fn shallow_midgame_is_plain_negamax(choices in prop::collection::vec(any::<u8>(), 60), empties in 12u32..=50, depth in 1u32..=3) {
+        let b = random_position(&choices, empties);
+        prop_assume!(!b.is_game_over() && b.has_moves());
+        let mut e = engine();
+        let limits = SearchLimits { depth: Some(depth), mode: SolveMode::Midgame, ..Default::default() };
+        let r = e.search(&b, &limits, &mut |_| {});
+        prop_assert_eq!(r.score, negamax_depth(&b, depth));
+    }
+}
