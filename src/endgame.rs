@@ -30,6 +30,14 @@ pub const ETC_EMPTIES: u32 = 10;
 /// Empties at and above which moves are ordered by a shallow midgame search.
 pub const SEARCH_ORDER_EMPTIES: u32 = 16;
 
+/// Depth in plies of the ordering searches, by empties: 2 from [`SEARCH_ORDER_EMPTIES`].
+pub fn order_depth(empties: u32) -> i32 {
+    match empties {
+        0..SEARCH_ORDER_EMPTIES => 1,
+        _ => 2,
+    }
+}
+
 /// Empties at and above which a parallel NWS node splits its moves after the first (YBWC).
 pub const SPLIT_EMPTIES: u32 = 12;
 
@@ -389,6 +397,7 @@ fn quadrant_of(x: u32) -> u32 {
 }
 
 /// Masks of the 15 a1–h8 diagonals and 15 h1–a8 anti-diagonals of length ≥ 1.
+#[cfg(test)]
 const fn diagonal_masks() -> [u64; 30] {
     let mut out = [0u64; 30];
     let mut sq: i32 = 0;
@@ -401,7 +410,33 @@ const fn diagonal_masks() -> [u64; 30] {
     }
     out
 }
+#[cfg(test)]
 const DIAGONALS: [u64; 30] = diagonal_masks();
+
+/// The squares of `filled` whose a1–h8 diagonal (first) and h1–a8 diagonal (second) are
+/// completely filled: in each direction, a square is kept if the next 1, then 2, then 4
+/// squares along the line are filled or off the board (three doubling steps), as in Edax's
+/// full-line computation.
+#[inline]
+fn full_diagonals(filled: u64) -> (u64, u64) {
+    // +9 (towards h8): squares whose next 1, 2, 4 squares leave the board.
+    let mut u = filled & ((filled >> 9) | 0xFF80_8080_8080_8080);
+    u &= (u >> 18) | 0xFFFF_C0C0_C0C0_C0C0;
+    u &= (u >> 36) | 0xFFFF_FFFF_F0F0_F0F0;
+    // −9 (towards a1).
+    let mut d = filled & ((filled << 9) | 0x0101_0101_0101_01FF);
+    d &= (d << 18) | 0x0303_0303_0303_FFFF;
+    d &= (d << 36) | 0x0F0F_0F0F_FFFF_FFFF;
+    // +7 (towards a8).
+    let mut u7 = filled & ((filled >> 7) | 0xFF01_0101_0101_0101);
+    u7 &= (u7 >> 14) | 0xFFFF_0303_0303_0303;
+    u7 &= (u7 >> 28) | 0xFFFF_FFFF_0F0F_0F0F;
+    // −7 (towards h1).
+    let mut d7 = filled & ((filled << 7) | 0x8080_8080_8080_80FF);
+    d7 &= (d7 << 14) | 0xC0C0_C0C0_C0C0_FFFF;
+    d7 &= (d7 << 28) | 0xF0F0_F0F0_FFFF_FFFF;
+    (u & d, u7 & d7)
+}
 
 /// Discs of `p` that can never be flipped by either side (a sound under-estimate of the stable
 /// discs): a disc is stable if along each of the 4 axes its line is full, or a neighbour on the
@@ -423,18 +458,7 @@ pub fn stable_discs(p: u64, o: u64) -> u64 {
     v &= v.rotate_right(16);
     v &= v.rotate_right(32);
     let full_v = v;
-    let mut full_d9 = 0;
-    for m in &DIAGONALS[..15] {
-        if filled & m == *m {
-            full_d9 |= m;
-        }
-    }
-    let mut full_d7 = 0;
-    for m in &DIAGONALS[15..] {
-        if filled & m == *m {
-            full_d7 |= m;
-        }
-    }
+    let (full_d9, full_d7) = full_diagonals(filled);
     let ax_h = full_h | COL_A | COL_H;
     let ax_v = full_v | ROW_1 | ROW_8;
     let ax_9 = full_d9 | EDGE;
@@ -702,18 +726,21 @@ impl Searcher {
     ) -> Score {
         self.nodes += 1;
         let mut best = -SCORE_INF;
-        for (x, a, b) in [(x1, x2, x3), (x2, x1, x3), (x3, x1, x2)] {
-            let f = flips_near(p, o, x);
-            if f != 0 {
-                let v = -self.last2(o ^ f, p ^ f ^ (1 << x), -alpha - 1, a, b);
-                if v > best {
-                    best = v;
+        macro_rules! try_move {
+            ($x:expr, $a:expr, $b:expr) => {
+                let f = flips_near(p, o, $x);
+                if f != 0 {
+                    let v = -self.last2(o ^ f, p ^ f ^ (1 << $x), -alpha - 1, $a, $b);
                     if v > alpha {
                         return v;
                     }
+                    best = best.max(v);
                 }
-            }
+            };
         }
+        try_move!(x1, x2, x3);
+        try_move!(x2, x1, x3);
+        try_move!(x3, x1, x2);
         if best > -SCORE_INF {
             return best;
         }
@@ -874,8 +901,8 @@ impl Searcher {
     /// Orders the moves of `(p, o)` fastest-first: fewest opponent replies (corners counted
     /// twice), then fewest opponent potential mobility; the TT move `tt_move` first.
     #[inline]
-    fn fastest_first(&self, p: u64, o: u64, moves: u64, tt_move: Option<u8>) -> MoveList {
-        let mut list = MoveList::new();
+    fn fastest_first(&self, list: &mut MoveList, p: u64, o: u64, moves: u64, tt_move: Option<u8>) {
+        list.n = 0;
         let odd = odd_quadrants(!(p | o));
         let mut m = moves;
         while m != 0 {
@@ -901,7 +928,6 @@ impl Searcher {
             list.push(x, key);
         }
         list.sort();
-        list
     }
 
     /// Enhanced transposition cutoff (ETC): if the TT proves some child scores ≤ −alpha − 1
@@ -927,17 +953,17 @@ impl Searcher {
     }
 
     /// Move ordering at high empties: fastest-first keys plus a shallow midgame search of
-    /// each child (2 plies at ≥ 16 empties, else 1), as Edax does far from the leaves; TT move
-    /// first.
+    /// each child ([`order_depth`] plies), as Edax does far from the leaves; TT move first.
     fn search_order(
         &mut self,
+        list: &mut MoveList,
         b: &Board,
         moves: u64,
         tt_move: Option<u8>,
         empties: u32,
-    ) -> MoveList {
-        let mut list = self.fastest_first(b.player, b.opponent, moves, tt_move);
-        let depth = if empties >= 16 { 2 } else { 1 };
+    ) {
+        self.fastest_first(list, b.player, b.opponent, moves, tt_move);
+        let depth = order_depth(empties);
         let w = 128;
         for i in 0..list.n {
             if list.key(i) == FIRST_KEY {
@@ -949,7 +975,6 @@ impl Searcher {
             list.add_key(i, w * v);
         }
         list.sort();
-        list
     }
 
     /// Exact null-window search: is the score of `b` (with `empties` empties) above `alpha`?
@@ -1020,11 +1045,12 @@ impl Searcher {
                 best_move = x;
             }
         } else {
-            let list = if empties >= SEARCH_ORDER_EMPTIES {
-                self.search_order(&b, rest, None, empties)
+            let mut list = MoveList::new();
+            if empties >= SEARCH_ORDER_EMPTIES {
+                self.search_order(&mut list, &b, rest, None, empties);
             } else {
-                self.fastest_first(p, o, rest, None)
-            };
+                self.fastest_first(&mut list, p, o, rest, None);
+            }
             // YBWC: split once one move (the TT move, else the first listed) has been searched.
             let split_at = if rest == moves { 1 } else { 0 };
             for i in 0..list.n {
@@ -1183,11 +1209,12 @@ impl Searcher {
             }
         }
         let alpha0 = alpha;
-        let list = if empties >= SEARCH_ORDER_EMPTIES {
-            self.search_order(b, moves, tt_move, empties)
+        let mut list = MoveList::new();
+        if empties >= SEARCH_ORDER_EMPTIES {
+            self.search_order(&mut list, b, moves, tt_move, empties);
         } else {
-            self.fastest_first(p, o, moves, tt_move)
-        };
+            self.fastest_first(&mut list, p, o, moves, tt_move);
+        }
         let Some((best, best_move)) = self.pvs_moves(
             b,
             &list.squares(0),
@@ -1481,6 +1508,34 @@ mod tests {
             }
             assert_eq!(get_moves(a, b), crate::board::get_moves(a, b));
             assert_eq!(get_moves(b, a), crate::board::get_moves(b, a));
+        }
+    }
+
+    #[test]
+    fn full_diagonals_equal_line_masks() {
+        let mut s: u64 = 0x2545_F491_4F6C_DD1D;
+        for i in 0..20_000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            // Dense boards, so that many diagonals are full.
+            let filled = if i % 2 == 0 {
+                s | (s >> 3) | (s << 5)
+            } else {
+                !0 ^ (1 << (s & 63))
+            };
+            let (mut d9, mut d7) = (0, 0);
+            for m in &DIAGONALS[..15] {
+                if filled & m == *m {
+                    d9 |= m;
+                }
+            }
+            for m in &DIAGONALS[15..] {
+                if filled & m == *m {
+                    d7 |= m;
+                }
+            }
+            assert_eq!(full_diagonals(filled), (d9, d7), "{filled:x}");
         }
     }
 
