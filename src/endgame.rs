@@ -13,12 +13,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::board::{Board, SCORE_INF, Score, flips_rays as flips, get_moves, neighbours};
+use crate::board::{Board, SCORE_INF, Score, neighbours};
 use crate::square::{Move, Square};
 use crate::tt::{Bound, TranspositionTable};
 
 /// Empties at and above which the endgame NWS probes and stores the TT.
-pub const TT_MIN_EMPTIES: u32 = 8;
+pub const TT_MIN_EMPTIES: u32 = 7;
 /// Empties at and above which moves are sorted fastest-first (below: parity ordering).
 pub const FASTEST_FIRST_EMPTIES: u32 = 7;
 /// Empties at and above which the root solve uses an aspiration window.
@@ -29,6 +29,17 @@ pub const ETC_EMPTIES: u32 = 10;
 
 /// Empties at and above which moves are ordered by a shallow midgame search.
 pub const SEARCH_ORDER_EMPTIES: u32 = 16;
+
+/// Depth in plies of the ordering searches of [`SEARCH_ORDER_EMPTIES`] and above, by empties:
+/// 2 below 19 empties, 3 from 19, 4 from 23 (tuned on FFO #40–#47 with the trained evaluation).
+pub fn order_depth(empties: u32) -> i32 {
+    match empties {
+        0..SEARCH_ORDER_EMPTIES => 1,
+        SEARCH_ORDER_EMPTIES..19 => 2,
+        19..23 => 3,
+        _ => 4,
+    }
+}
 
 /// Empties at and above which a parallel NWS node splits its moves after the first (YBWC).
 pub const SPLIT_EMPTIES: u32 = 12;
@@ -69,6 +80,115 @@ const NEIGHBOUR: [u64; 64] = {
     }
     t
 };
+
+/// Discs of `o` flipped when `p` plays the empty square `x` (0–63); 0 if the move is illegal.
+/// The same result as [`crate::board::flips`]; with AVX2 the 8 rays are done 4 at a time
+/// without branches (see [`flips_avx2`]), else per ray by [`crate::board::flips_rays`].
+#[inline(always)]
+pub fn flips(p: u64, o: u64, x: u32) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        flips_avx2(p, o, x)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    {
+        crate::board::flips_rays(p, o, x)
+    }
+}
+
+/// Legal moves of `p` against `o` as a bitboard: the same result as
+/// [`crate::board::get_moves`]; with AVX2 the 4 directions of each sense are filled at once
+/// (Kogge–Stone fills with per-lane shifts 1, 8, 9, 7).
+#[inline(always)]
+pub fn get_moves(p: u64, o: u64) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: AVX2 is enabled at compile time (cfg above); only register operations.
+        unsafe {
+            let pp = _mm256_set1_epi64x(p as i64);
+            let oh = o & 0x7E7E_7E7E_7E7E_7E7E;
+            // Opponent discs that may be jumped: columns a and h excluded except vertically.
+            let om = _mm256_set_epi64x(oh as i64, oh as i64, o as i64, oh as i64);
+            let sh = _mm256_set_epi64x(7, 9, 8, 1);
+            let sh2 = _mm256_add_epi64(sh, sh);
+            // Towards higher indices.
+            let mut f = _mm256_and_si256(om, _mm256_sllv_epi64(pp, sh));
+            f = _mm256_or_si256(f, _mm256_and_si256(om, _mm256_sllv_epi64(f, sh)));
+            let pre = _mm256_and_si256(om, _mm256_sllv_epi64(om, sh));
+            f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_sllv_epi64(f, sh2)));
+            f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_sllv_epi64(f, sh2)));
+            let mut m = _mm256_sllv_epi64(f, sh);
+            // Towards lower indices.
+            let mut f = _mm256_and_si256(om, _mm256_srlv_epi64(pp, sh));
+            f = _mm256_or_si256(f, _mm256_and_si256(om, _mm256_srlv_epi64(f, sh)));
+            let pre = _mm256_and_si256(om, _mm256_srlv_epi64(om, sh));
+            f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_srlv_epi64(f, sh2)));
+            f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_srlv_epi64(f, sh2)));
+            m = _mm256_or_si256(m, _mm256_srlv_epi64(f, sh));
+            let h = _mm_or_si128(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+            let h = _mm_or_si128(h, _mm_unpackhi_epi64(h, h));
+            (_mm_cvtsi128_si64(h) as u64) & !(p | o)
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    {
+        crate::board::get_moves(p, o)
+    }
+}
+
+/// [`LAST_RAYS`] aligned for 256-bit loads: the 4 rays towards higher indices, then the 4
+/// towards lower indices.
+#[repr(C, align(32))]
+struct AlignedRays([[u64; 8]; 64]);
+static RAYS_ALIGNED: AlignedRays = AlignedRays(LAST_RAYS);
+
+/// [`flips`] with AVX2, the 4 rays of each half in the 4 lanes of a 256-bit vector.
+/// Rays towards higher indices: the first square not holding an opponent disc is the lowest
+/// set bit of `ray & !o` (`b & -b`); the flips are the ray below it if it holds a disc of `p`.
+/// Rays towards lower indices: the first such square is the highest set bit, found by
+/// smearing the bits downwards (`s |= s >> 1, 2, 4, …, 32`); the flips are the ray above the
+/// smear. The idea of vectorising the directions follows Toshihiko Okuhara's AVX2 flips for
+/// Edax (our own code).
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+pub fn flips_avx2(p: u64, o: u64, x: u32) -> u64 {
+    use std::arch::x86_64::*;
+    let rays = &RAYS_ALIGNED.0[x as usize & 63];
+    // SAFETY: AVX2 is enabled at compile time (cfg above); the loads read 32 bytes from a
+    // 32-byte aligned `[u64; 8]` row (offsets 0 and 4).
+    unsafe {
+        let pp = _mm256_set1_epi64x(p as i64);
+        let oo = _mm256_set1_epi64x(o as i64);
+        let zero = _mm256_setzero_si256();
+        let up = _mm256_load_si256(rays.as_ptr() as *const __m256i);
+        let dn = _mm256_load_si256(rays.as_ptr().add(4) as *const __m256i);
+        // Towards higher indices.
+        let bl = _mm256_andnot_si256(oo, up);
+        let first = _mm256_and_si256(bl, _mm256_sub_epi64(zero, bl));
+        let out = _mm256_and_si256(first, pp);
+        let below = _mm256_add_epi64(out, _mm256_cmpeq_epi64(zero, zero));
+        let f_up = _mm256_and_si256(
+            _mm256_andnot_si256(_mm256_cmpeq_epi64(out, zero), below),
+            up,
+        );
+        // Towards lower indices.
+        let mut sm = _mm256_andnot_si256(oo, dn);
+        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 1));
+        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 2));
+        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 4));
+        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 8));
+        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 16));
+        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 32));
+        let top = _mm256_andnot_si256(_mm256_srli_epi64(sm, 1), sm);
+        let out = _mm256_and_si256(top, pp);
+        let f_dn = _mm256_andnot_si256(_mm256_cmpeq_epi64(out, zero), _mm256_andnot_si256(sm, dn));
+        let f = _mm256_or_si256(f_up, f_dn);
+        let h = _mm_or_si128(_mm256_castsi256_si128(f), _mm256_extracti128_si256(f, 1));
+        let h = _mm_or_si128(h, _mm_unpackhi_epi64(h, h));
+        _mm_cvtsi128_si64(h) as u64
+    }
+}
 
 /// Flips of `p` playing `x` against `o`, skipping the full computation when no opponent disc
 /// touches `x`.
@@ -118,9 +238,118 @@ const LAST_RAYS: [[u64; 8]; 64] = {
 
 /// Number of discs flipped when the side owning `p` plays `x`, the board's only empty square
 /// (every other square not in `p` belongs to the opponent). Counts without building the
-/// flipped set: on each ray the flips are the opponent discs before the nearest disc of `p`.
+/// flipped set. With BMI2: for each of the 4 lines through `x`, the line's discs of `p` are
+/// gathered into an 8-bit pattern (`pext`) and a table gives the flips on that line (the
+/// table idea is Edax's `count_last_flip`); else [`last_flip_count_rays`].
 #[inline(always)]
 pub fn last_flip_count(p: u64, x: u32) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        use std::arch::x86_64::_pext_u64;
+        let l = &LINES[x as usize & 63];
+        let c = &LINE_FLIP_COUNT;
+        // SAFETY: BMI2 is enabled at compile time (cfg above).
+        unsafe {
+            (c[l.pos[0] as usize][_pext_u64(p, l.mask[0]) as usize & 255]
+                + c[l.pos[1] as usize][_pext_u64(p, l.mask[1]) as usize & 255]
+                + c[l.pos[2] as usize][_pext_u64(p, l.mask[2]) as usize & 255]
+                + c[l.pos[3] as usize][_pext_u64(p, l.mask[3]) as usize & 255]) as u32
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        last_flip_count_rays(p, x)
+    }
+}
+
+/// The 4 lines (row, column, a1–h8 diagonal, h1–a8 diagonal) through a square: their masks
+/// and the square's position among each line's squares in index order.
+#[derive(Clone, Copy)]
+struct Lines {
+    mask: [u64; 4],
+    pos: [u8; 4],
+}
+
+/// [`Lines`] of each square.
+const LINES: [Lines; 64] = {
+    let mut t = [Lines {
+        mask: [0; 4],
+        pos: [0; 4],
+    }; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let (c, r) = ((sq % 8) as i32, (sq / 8) as i32);
+        let mut m = [0u64; 4];
+        let mut i = 0usize;
+        while i < 64 {
+            let (ci, ri) = ((i % 8) as i32, (i / 8) as i32);
+            if ri == r {
+                m[0] |= 1 << i;
+            }
+            if ci == c {
+                m[1] |= 1 << i;
+            }
+            if ci - ri == c - r {
+                m[2] |= 1 << i;
+            }
+            if ci + ri == c + r {
+                m[3] |= 1 << i;
+            }
+            i += 1;
+        }
+        let mut k = 0;
+        while k < 4 {
+            t[sq].mask[k] = m[k];
+            t[sq].pos[k] = (m[k] & ((1u64 << sq) - 1)).count_ones() as u8;
+            k += 1;
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// `LINE_FLIP_COUNT[pos][pattern]`: discs flipped on a line of 8 by a move at `pos` when
+/// `pattern` has the mover's discs and every other square holds an opponent disc. Squares past
+/// the end of a shorter line read as opponent discs, which a move can never bracket.
+const LINE_FLIP_COUNT: [[u8; 256]; 8] = {
+    let mut t = [[0u8; 256]; 8];
+    let mut pos = 0;
+    while pos < 8 {
+        let mut pat = 0;
+        while pat < 256 {
+            let mut n = 0;
+            // Towards lower positions.
+            let mut j = pos as i32 - 1;
+            let mut run = 0;
+            while j >= 0 && pat & (1 << j) == 0 {
+                run += 1;
+                j -= 1;
+            }
+            if j >= 0 {
+                n += run;
+            }
+            // Towards higher positions.
+            let mut j = pos + 1;
+            let mut run = 0;
+            while j < 8 && pat & (1 << j) == 0 {
+                run += 1;
+                j += 1;
+            }
+            if j < 8 {
+                n += run;
+            }
+            t[pos][pat] = n as u8;
+            pat += 1;
+        }
+        pos += 1;
+    }
+    t
+};
+
+/// [`last_flip_count`] ray by ray: on each ray the flips are the opponent discs before the
+/// nearest disc of `p`.
+#[inline(always)]
+pub fn last_flip_count_rays(p: u64, x: u32) -> u32 {
     let rays = &LAST_RAYS[x as usize];
     let mut n = 0;
     for r in &rays[..4] {
@@ -171,6 +400,7 @@ fn quadrant_of(x: u32) -> u32 {
 }
 
 /// Masks of the 15 a1–h8 diagonals and 15 h1–a8 anti-diagonals of length ≥ 1.
+#[cfg(test)]
 const fn diagonal_masks() -> [u64; 30] {
     let mut out = [0u64; 30];
     let mut sq: i32 = 0;
@@ -183,7 +413,33 @@ const fn diagonal_masks() -> [u64; 30] {
     }
     out
 }
+#[cfg(test)]
 const DIAGONALS: [u64; 30] = diagonal_masks();
+
+/// The squares of `filled` whose a1–h8 diagonal (first) and h1–a8 diagonal (second) are
+/// completely filled: in each direction, a square is kept if the next 1, then 2, then 4
+/// squares along the line are filled or off the board (three doubling steps), as in Edax's
+/// full-line computation.
+#[inline]
+fn full_diagonals(filled: u64) -> (u64, u64) {
+    // +9 (towards h8): squares whose next 1, 2, 4 squares leave the board.
+    let mut u = filled & ((filled >> 9) | 0xFF80_8080_8080_8080);
+    u &= (u >> 18) | 0xFFFF_C0C0_C0C0_C0C0;
+    u &= (u >> 36) | 0xFFFF_FFFF_F0F0_F0F0;
+    // −9 (towards a1).
+    let mut d = filled & ((filled << 9) | 0x0101_0101_0101_01FF);
+    d &= (d << 18) | 0x0303_0303_0303_FFFF;
+    d &= (d << 36) | 0x0F0F_0F0F_FFFF_FFFF;
+    // +7 (towards a8).
+    let mut u7 = filled & ((filled >> 7) | 0xFF01_0101_0101_0101);
+    u7 &= (u7 >> 14) | 0xFFFF_0303_0303_0303;
+    u7 &= (u7 >> 28) | 0xFFFF_FFFF_0F0F_0F0F;
+    // −7 (towards h1).
+    let mut d7 = filled & ((filled << 7) | 0x8080_8080_8080_80FF);
+    d7 &= (d7 << 14) | 0xC0C0_C0C0_C0C0_FFFF;
+    d7 &= (d7 << 28) | 0xF0F0_F0F0_FFFF_FFFF;
+    (u & d, u7 & d7)
+}
 
 /// Discs of `p` that can never be flipped by either side (a sound under-estimate of the stable
 /// discs): a disc is stable if along each of the 4 axes its line is full, or a neighbour on the
@@ -205,18 +461,7 @@ pub fn stable_discs(p: u64, o: u64) -> u64 {
     v &= v.rotate_right(16);
     v &= v.rotate_right(32);
     let full_v = v;
-    let mut full_d9 = 0;
-    for m in &DIAGONALS[..15] {
-        if filled & m == *m {
-            full_d9 |= m;
-        }
-    }
-    let mut full_d7 = 0;
-    for m in &DIAGONALS[15..] {
-        if filled & m == *m {
-            full_d7 |= m;
-        }
-    }
+    let (full_d9, full_d7) = full_diagonals(filled);
     let ax_h = full_h | COL_A | COL_H;
     let ax_v = full_v | ROW_1 | ROW_8;
     let ax_9 = full_d9 | EDGE;
@@ -273,40 +518,59 @@ pub struct SolveResult {
     pub pv: Vec<Move>,
 }
 
+/// Moves with their ordering keys, each packed as `key * 64 + square` in one `i32`.
 struct MoveList {
     n: usize,
-    sq: [u32; 64],
-    key: [i32; 64],
+    item: [i32; 64],
 }
+
+/// The key of the TT move: before every other key.
+const FIRST_KEY: i32 = -(1 << 24);
 
 impl MoveList {
     #[inline]
     fn new() -> MoveList {
         MoveList {
             n: 0,
-            sq: [0; 64],
-            key: [0; 64],
+            item: [0; 64],
         }
     }
+    /// Appends square `sq` (0–63) with `key` (|key| < 2^24).
     #[inline]
     fn push(&mut self, sq: u32, key: i32) {
-        self.sq[self.n] = sq;
-        self.key[self.n] = key;
+        self.item[self.n] = key * 64 + sq as i32;
         self.n += 1;
     }
-    /// Insertion sort, smallest key first (stable).
+    /// Square of entry `i`.
+    #[inline]
+    fn sq(&self, i: usize) -> u32 {
+        (self.item[i] & 63) as u32
+    }
+    /// Key of entry `i`.
+    #[inline]
+    fn key(&self, i: usize) -> i32 {
+        self.item[i] >> 6
+    }
+    /// Adds `d` to the key of entry `i`.
+    #[inline]
+    fn add_key(&mut self, i: usize, d: i32) {
+        self.item[i] += d * 64;
+    }
+    /// The squares from entry `from` on, in list order.
+    fn squares(&self, from: usize) -> Vec<u32> {
+        (from..self.n).map(|i| self.sq(i)).collect()
+    }
+    /// Insertion sort, smallest key first (stable: equal keys keep their order).
     #[inline]
     fn sort(&mut self) {
         for i in 1..self.n {
-            let (s, k) = (self.sq[i], self.key[i]);
+            let k = self.item[i];
             let mut j = i;
-            while j > 0 && self.key[j - 1] > k {
-                self.sq[j] = self.sq[j - 1];
-                self.key[j] = self.key[j - 1];
+            while j > 0 && self.item[j - 1] >> 6 > k >> 6 {
+                self.item[j] = self.item[j - 1];
                 j -= 1;
             }
-            self.sq[j] = s;
-            self.key[j] = k;
+            self.item[j] = k;
         }
     }
 }
@@ -383,19 +647,12 @@ impl Searcher {
     fn last1(&mut self, p: u64, o: u64, x: u32) -> Score {
         self.nodes += 1;
         let pc = p.count_ones() as Score;
-        let n = if NEIGHBOUR[x as usize] & o != 0 {
-            last_flip_count(p, x)
-        } else {
-            0
-        };
+        // Every square but `x` is filled, so a count is 0 when no opponent disc touches `x`.
+        let n = last_flip_count(p, x);
         if n != 0 {
             return 2 * (pc + n as Score + 1) - 64;
         }
-        let n = if NEIGHBOUR[x as usize] & p != 0 {
-            last_flip_count(o, x)
-        } else {
-            0
-        };
+        let n = last_flip_count(o, x);
         if n != 0 {
             return 2 * (pc - n as Score) - 64;
         }
@@ -472,18 +729,21 @@ impl Searcher {
     ) -> Score {
         self.nodes += 1;
         let mut best = -SCORE_INF;
-        for (x, a, b) in [(x1, x2, x3), (x2, x1, x3), (x3, x1, x2)] {
-            let f = flips_near(p, o, x);
-            if f != 0 {
-                let v = -self.last2(o ^ f, p ^ f ^ (1 << x), -alpha - 1, a, b);
-                if v > best {
-                    best = v;
+        macro_rules! try_move {
+            ($x:expr, $a:expr, $b:expr) => {
+                let f = flips_near(p, o, $x);
+                if f != 0 {
+                    let v = -self.last2(o ^ f, p ^ f ^ (1 << $x), -alpha - 1, $a, $b);
                     if v > alpha {
                         return v;
                     }
+                    best = best.max(v);
                 }
-            }
+            };
         }
+        try_move!(x1, x2, x3);
+        try_move!(x2, x1, x3);
+        try_move!(x3, x1, x2);
         if best > -SCORE_INF {
             return best;
         }
@@ -644,15 +904,15 @@ impl Searcher {
     /// Orders the moves of `(p, o)` fastest-first: fewest opponent replies (corners counted
     /// twice), then fewest opponent potential mobility; the TT move `tt_move` first.
     #[inline]
-    fn fastest_first(&self, p: u64, o: u64, moves: u64, tt_move: Option<u8>) -> MoveList {
-        let mut list = MoveList::new();
+    fn fastest_first(&self, list: &mut MoveList, p: u64, o: u64, moves: u64, tt_move: Option<u8>) {
+        list.n = 0;
         let odd = odd_quadrants(!(p | o));
         let mut m = moves;
         while m != 0 {
             let x = m.trailing_zeros();
             m &= m - 1;
             let key = if tt_move == Some(x as u8) {
-                i32::MIN
+                FIRST_KEY
             } else {
                 let f = flips(p, o, x);
                 let np = o ^ f;
@@ -671,7 +931,6 @@ impl Searcher {
             list.push(x, key);
         }
         list.sort();
-        list
     }
 
     /// Enhanced transposition cutoff (ETC): if the TT proves some child scores ≤ −alpha − 1
@@ -697,29 +956,29 @@ impl Searcher {
     }
 
     /// Move ordering at high empties: fastest-first keys plus a shallow midgame search of
-    /// each child (2 plies at ≥ 16 empties, else 1), as Edax does far from the leaves; TT move
-    /// first.
+    /// each child ([`order_depth`] plies: 2, 3 from 19 empties, 4 from 23), as Edax does far
+    /// from the leaves; TT move first.
     fn search_order(
         &mut self,
+        list: &mut MoveList,
         b: &Board,
         moves: u64,
         tt_move: Option<u8>,
         empties: u32,
-    ) -> MoveList {
-        let mut list = self.fastest_first(b.player, b.opponent, moves, tt_move);
-        let depth = if empties >= 16 { 2 } else { 1 };
+    ) {
+        self.fastest_first(list, b.player, b.opponent, moves, tt_move);
+        let depth = order_depth(empties);
         let w = 128;
         for i in 0..list.n {
-            if list.key[i] == i32::MIN {
+            if list.key(i) == FIRST_KEY {
                 continue;
             }
-            let x = list.sq[i];
+            let x = list.sq(i);
             let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
             let (v, _) = self.mid_pvs(&c, -SCORE_INF, SCORE_INF, depth, true);
-            list.key[i] += w * v;
+            list.add_key(i, w * v);
         }
         list.sort();
-        list
     }
 
     /// Exact null-window search: is the score of `b` (with `empties` empties) above `alpha`?
@@ -790,16 +1049,17 @@ impl Searcher {
                 best_move = x;
             }
         } else {
-            let list = if empties >= SEARCH_ORDER_EMPTIES {
-                self.search_order(&b, rest, None, empties)
+            let mut list = MoveList::new();
+            if empties >= SEARCH_ORDER_EMPTIES {
+                self.search_order(&mut list, &b, rest, None, empties);
             } else {
-                self.fastest_first(p, o, rest, None)
-            };
+                self.fastest_first(&mut list, p, o, rest, None);
+            }
             // YBWC: split once one move (the TT move, else the first listed) has been searched.
             let split_at = if rest == moves { 1 } else { 0 };
             for i in 0..list.n {
                 if i == split_at && self.split && empties >= SPLIT_EMPTIES {
-                    if let Some((v, x)) = self.nws_split(p, o, alpha, empties, &list.sq[i..list.n])
+                    if let Some((v, x)) = self.nws_split(p, o, alpha, empties, &list.squares(i))
                         && v > best
                     {
                         best = v;
@@ -807,7 +1067,7 @@ impl Searcher {
                     }
                     break;
                 }
-                let x = list.sq[i];
+                let x = list.sq(i);
                 let f = flips(p, o, x);
                 let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
                 if v > best {
@@ -953,14 +1213,15 @@ impl Searcher {
             }
         }
         let alpha0 = alpha;
-        let list = if empties >= SEARCH_ORDER_EMPTIES {
-            self.search_order(b, moves, tt_move, empties)
+        let mut list = MoveList::new();
+        if empties >= SEARCH_ORDER_EMPTIES {
+            self.search_order(&mut list, b, moves, tt_move, empties);
         } else {
-            self.fastest_first(p, o, moves, tt_move)
-        };
+            self.fastest_first(&mut list, p, o, moves, tt_move);
+        }
         let Some((best, best_move)) = self.pvs_moves(
             b,
-            &list.sq[..list.n],
+            &list.squares(0),
             alpha,
             beta,
             |s, c, a, bb| s.pvs_node(c, a, bb, empties - 1, true).0,
@@ -1225,6 +1486,60 @@ mod tests {
                 flips(o, p, x).count_ones(),
                 "{p:x} {x}"
             );
+            assert_eq!(last_flip_count_rays(p, x), last_flip_count(p, x));
+        }
+    }
+
+    #[test]
+    fn flips_equal_board_flips_on_random_positions() {
+        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for _ in 0..20_000 {
+            let a = next() & next();
+            let b = next() & !a;
+            let mut e = !(a | b);
+            while e != 0 {
+                let x = e.trailing_zeros();
+                e &= e - 1;
+                let want = crate::board::flips(a, b, x);
+                assert_eq!(flips(a, b, x), want, "{a:x} {b:x} {x}");
+                assert_eq!(crate::board::flips_rays(a, b, x), want, "{a:x} {b:x} {x}");
+            }
+            assert_eq!(get_moves(a, b), crate::board::get_moves(a, b));
+            assert_eq!(get_moves(b, a), crate::board::get_moves(b, a));
+        }
+    }
+
+    #[test]
+    fn full_diagonals_equal_line_masks() {
+        let mut s: u64 = 0x2545_F491_4F6C_DD1D;
+        for i in 0..20_000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            // Dense boards, so that many diagonals are full.
+            let filled = if i % 2 == 0 {
+                s | (s >> 3) | (s << 5)
+            } else {
+                !0 ^ (1 << (s & 63))
+            };
+            let (mut d9, mut d7) = (0, 0);
+            for m in &DIAGONALS[..15] {
+                if filled & m == *m {
+                    d9 |= m;
+                }
+            }
+            for m in &DIAGONALS[15..] {
+                if filled & m == *m {
+                    d7 |= m;
+                }
+            }
+            assert_eq!(full_diagonals(filled), (d9, d7), "{filled:x}");
         }
     }
 

@@ -8,8 +8,9 @@
 
 use std::time::Instant;
 
-use crate::board::{Board, SCORE_INF, Score, flips_rays as flips, get_moves};
+use crate::board::{Board, SCORE_INF, Score};
 use crate::endgame::Searcher;
+use crate::endgame::{flips, get_moves};
 use crate::eval::evaluate;
 use crate::square::{Move, Square};
 use crate::tt::Bound;
