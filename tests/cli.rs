@@ -92,7 +92,7 @@ fn depth_mode_is_judged_only_against_a_move_list() {
     const B: &str = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X";
     // A bare score cannot judge an estimate: no `ok` field, exit 0.
     let (code, out, _) = flank(
-        &["solve", "--depth", "2", "--json", "-"],
+        &["solve", "--threads", "1", "--depth", "2", "--json", "-"],
         &format!("{B} 10"),
     );
     assert_eq!(code, 0);
@@ -104,14 +104,14 @@ fn depth_mode_is_judged_only_against_a_move_list() {
     let chosen = rec["best"].as_str().unwrap().to_ascii_uppercase();
     let other = if chosen == "G8" { "H1" } else { "G8" };
     let (code, out, _) = flank(
-        &["solve", "--depth", "2", "-"],
+        &["solve", "--threads", "1", "--depth", "2", "-"],
         &format!("{B}; {other}:+12; {chosen}:+10;"),
     );
     assert_eq!(code, 1, "{out}");
     let expected = format!("WRONG (best moves {})", other.to_ascii_lowercase());
     assert!(out.contains(&expected), "{out}");
     let (code, out, _) = flank(
-        &["solve", "--depth", "2", "-"],
+        &["solve", "--threads", "1", "--depth", "2", "-"],
         &format!("{B}; {chosen}:+12; {other}:+10;"),
     );
     assert_eq!(code, 0, "{out}");
