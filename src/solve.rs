@@ -14,8 +14,9 @@
 //!   move is one of the moves with the best listed score (the score is an estimate and is not
 //!   compared).
 
-use std::io::{BufRead, Write};
-use std::sync::atomic::Ordering;
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -240,6 +241,12 @@ struct Batch<'a, W: Write> {
     opts: &'a SolveOptions,
     summary: SolveSummary,
     start: Instant,
+    /// The batch's spinner, started with the first position.
+    spinner: Option<Spinner>,
+    /// Whether to start one (only when stderr is a terminal; indicatif would hide it anyway).
+    want_spinner: bool,
+    /// Where the spinner draws.
+    target: fn() -> ProgressDrawTarget,
 }
 
 impl<'a, W: Write> Batch<'a, W> {
@@ -249,15 +256,29 @@ impl<'a, W: Write> Batch<'a, W> {
             opts,
             summary: SolveSummary::default(),
             start: Instant::now(),
+            spinner: None,
+            want_spinner: std::io::stderr().is_terminal(),
+            target: ProgressDrawTarget::stderr,
         })
     }
 
     fn solve(&mut self, engine: &mut Engine, p: &Problem) -> Result<()> {
         let id = self.opts.first_id.saturating_add(self.summary.positions);
         let started = Instant::now();
-        let rec = with_progress(engine, id, p.position.board.empties(), |engine| {
-            solve_problem(engine, p, id, self.opts.kind)
-        });
+        if self.spinner.is_none() && self.want_spinner {
+            self.spinner = Spinner::start(engine.progress_handle(), self.target);
+            self.want_spinner = self.spinner.is_some();
+        }
+        if let Some(sp) = &self.spinner {
+            sp.send(SpinnerMsg::Start {
+                id,
+                empties: p.position.board.empties(),
+            });
+        }
+        let rec = solve_problem(engine, p, id, self.opts.kind);
+        if let Some(sp) = &self.spinner {
+            sp.send(SpinnerMsg::Done);
+        }
         let nps = per_second(rec.nodes, started.elapsed());
         let sum = &mut self.summary;
         sum.positions += 1;
@@ -300,6 +321,9 @@ impl<'a, W: Write> Batch<'a, W> {
     }
 
     fn finish(mut self) -> Result<SolveSummary> {
+        if let Some(sp) = self.spinner.take() {
+            sp.join();
+        }
         let elapsed = self.start.elapsed();
         self.summary.time_ms = elapsed.as_millis() as u64;
         let sum = &self.summary;
@@ -320,48 +344,110 @@ impl<'a, W: Write> Batch<'a, W> {
     }
 }
 
-/// Runs `f` (one position's search) while a spinner on stderr shows the position number,
-/// its empties, the elapsed time and the live node count of `engine` (see
-/// [`Engine::progress_handle`]). The spinner appears only after a second and only when stderr
-/// is a terminal (indicatif hides it otherwise); it never writes to stdout.
-fn with_progress<T>(
-    engine: &mut Engine,
-    id: usize,
-    empties: u32,
-    f: impl FnOnce(&mut Engine) -> T,
-) -> T {
-    let counter = engine.progress_handle();
-    // Dropping `done` wakes the display thread at once.
-    let (done, wake) = mpsc::channel::<()>();
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            let started = Instant::now();
-            let pb = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            pb.set_style(
-                ProgressStyle::with_template("{spinner} #{prefix} {elapsed} {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
-            pb.set_prefix(format!("{id} ({empties} empties)"));
-            let mut shown = false;
-            while let Err(mpsc::RecvTimeoutError::Timeout) =
-                wake.recv_timeout(Duration::from_millis(100))
-            {
-                if !shown && started.elapsed() >= Duration::from_secs(1) {
-                    shown = true;
-                    pb.enable_steady_tick(Duration::from_millis(250));
+/// A message to the spinner thread of a batch.
+enum SpinnerMsg {
+    /// A position's search starts.
+    Start { id: usize, empties: u32 },
+    /// The running position's search is over.
+    Done,
+}
+
+/// The progress spinner of a batch: ONE display thread for the whole batch (not one per
+/// position), fed by a channel. While a position is searched it shows, on stderr, the
+/// position number, its empties, the elapsed time and the live node count of the engine (see
+/// [`Engine::progress_handle`]); it appears only after a position has run for a second, and it
+/// never writes to stdout. Dropping the spinner stops and joins the thread.
+struct Spinner {
+    tx: Option<mpsc::Sender<SpinnerMsg>>,
+    thread: Option<std::thread::JoinHandle<usize>>,
+}
+
+impl Spinner {
+    /// Starts the display thread drawing to `target`; `None` when the thread cannot be
+    /// started (the batch then runs without a spinner).
+    fn start(counter: Arc<AtomicU64>, target: fn() -> ProgressDrawTarget) -> Option<Spinner> {
+        let (tx, rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("flank-spinner".into())
+            .spawn(move || spinner_loop(&rx, &counter, target))
+            .ok()?;
+        Some(Spinner {
+            tx: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    fn send(&self, msg: SpinnerMsg) {
+        if let Some(tx) = &self.tx {
+            // A display thread that has gone away only costs the display.
+            let _ = tx.send(msg);
+        }
+    }
+
+    /// Stops the thread and returns how many positions it was told about.
+    fn join(mut self) -> usize {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> usize {
+        drop(self.tx.take());
+        self.thread.take().and_then(|t| t.join().ok()).unwrap_or(0)
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The body of the spinner thread: runs until the channel closes and returns the number of
+/// positions started. It draws with [`ProgressBar::tick`] itself, so indicatif starts no
+/// ticker thread either.
+fn spinner_loop(
+    rx: &mpsc::Receiver<SpinnerMsg>,
+    counter: &AtomicU64,
+    target: fn() -> ProgressDrawTarget,
+) -> usize {
+    let mut started = 0usize;
+    // The running position: its prefix, start time and bar (once shown).
+    let mut current: Option<(String, Instant, Option<ProgressBar>)> = None;
+    loop {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(msg) => {
+                if let Some((_, _, Some(pb))) = current.take() {
+                    pb.finish_and_clear();
                 }
-                if shown {
-                    let n = counter.load(Ordering::Relaxed);
-                    let nps = per_second(n, started.elapsed());
-                    pb.set_message(format!("{n} nodes, {nps} nodes/s"));
+                if let SpinnerMsg::Start { id, empties } = msg {
+                    started += 1;
+                    current = Some((format!("{id} ({empties} empties)"), Instant::now(), None));
                 }
             }
-            pb.finish_and_clear();
-        });
-        let r = f(engine);
-        drop(done);
-        r
-    })
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if let Some((prefix, t0, pb)) = &mut current {
+            let elapsed = t0.elapsed();
+            if pb.is_none() && elapsed >= Duration::from_secs(1) {
+                let bar = ProgressBar::with_draw_target(None, target()).with_elapsed(elapsed);
+                bar.set_style(
+                    ProgressStyle::with_template("{spinner} #{prefix} {elapsed} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar.set_prefix(prefix.clone());
+                *pb = Some(bar);
+            }
+            if let Some(bar) = pb {
+                let n = counter.load(Ordering::Relaxed);
+                bar.set_message(format!("{n} nodes, {} nodes/s", per_second(n, elapsed)));
+                bar.tick();
+            }
+        }
+    }
+    if let Some((_, _, Some(pb))) = current {
+        pb.finish_and_clear();
+    }
+    started
 }
 
 /// Nodes per second over a measured duration (0 when no time has passed).
@@ -413,5 +499,35 @@ mod tests {
             })
             .collect();
         assert_eq!(empties, vec![18, 19, 20, 21, 22]);
+    }
+
+    #[test]
+    fn one_spinner_thread_serves_the_whole_batch() {
+        let problems = builtin_problems();
+        let opts = SolveOptions {
+            kind: SolveKind::Depth(1),
+            json: true,
+            first_id: 1,
+        };
+        let mut engine = Engine::new(crate::engine::EngineConfig {
+            hash_mb: 1,
+            threads: 1,
+        });
+        let mut out = Vec::new();
+        let mut batch = Batch::new(&mut out, &opts).expect("batch");
+        // Force the spinner on (stderr is not a terminal under `cargo test`), drawing nowhere.
+        batch.want_spinner = true;
+        batch.target = ProgressDrawTarget::hidden;
+        for p in &problems {
+            batch.solve(&mut engine, p).expect("solve");
+        }
+        let spinner = batch.spinner.take().expect("spinner started");
+        // The single display thread was told about every position of the batch.
+        assert_eq!(spinner.join(), problems.len());
+        assert_eq!(batch.finish().expect("finish").positions, problems.len());
+        assert_eq!(
+            String::from_utf8_lossy(&out).lines().count(),
+            problems.len()
+        );
     }
 }
