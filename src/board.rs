@@ -478,23 +478,33 @@ pub fn flips_rays(p: u64, o: u64, sq: u32) -> u64 {
     flipped
 }
 
+/// `n` pseudo-random disjoint bitboard pairs (player, opponent) of varied densities from a
+/// fixed xorshift sequence, for tests that compare two implementations of a kernel.
+#[cfg(test)]
+pub(crate) fn random_bitboard_pairs(n: usize) -> Vec<(u64, u64)> {
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    (0..n)
+        .map(|_| {
+            let a = next() & next();
+            (a, next() & !a)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod ray_tests {
     use super::*;
 
     #[test]
     fn flips_rays_equals_flips_on_random_positions() {
-        // xorshift positions with random densities; every empty square checked.
-        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
-        for _ in 0..20_000 {
-            let a = next() & next();
-            let b = next() & !a;
+        // Every empty square of each position checked.
+        for (a, b) in random_bitboard_pairs(20_000) {
             let mut e = !(a | b);
             while e != 0 {
                 let x = e.trailing_zeros();

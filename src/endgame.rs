@@ -1492,16 +1492,7 @@ mod tests {
 
     #[test]
     fn flips_equal_board_flips_on_random_positions() {
-        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
-        for _ in 0..20_000 {
-            let a = next() & next();
-            let b = next() & !a;
+        for (a, b) in crate::board::random_bitboard_pairs(20_000) {
             let mut e = !(a | b);
             while e != 0 {
                 let x = e.trailing_zeros();
