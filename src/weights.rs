@@ -25,7 +25,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use flate2::Compression;
-use flate2::read::ZlibDecoder;
+use flate2::bufread::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 
 use crate::pattern::{LAYOUT, NUM_PHASES, PatternEval, SCALE};
@@ -63,6 +63,8 @@ pub enum WeightsError {
     Length(usize, usize),
     /// The payload's CRC-32 differs from the header's (found, expected).
     Checksum(u32, u32),
+    /// Bytes follow the end of the zlib stream (their count).
+    TrailingBytes(usize),
 }
 
 impl fmt::Display for WeightsError {
@@ -83,11 +85,18 @@ impl fmt::Display for WeightsError {
             }
             WeightsError::LayoutMismatch { found, expected } => write!(
                 f,
-                "weights layout (phases, features, scale) {found:?} does not match this flank's {expected:?}"
+                "weights layout (phases, features, scale) {found:?} does not match this flank's {expected:?}: \
+                 the file was made by another flank version (retrain with `flank train`)"
             ),
             WeightsError::Corrupt(e) => write!(f, "weights data is corrupt: {e}"),
             WeightsError::Length(n, m) => {
                 write!(f, "weights payload has {n} bytes, expected {m}")
+            }
+            WeightsError::TrailingBytes(n) => {
+                write!(
+                    f,
+                    "{n} unexpected bytes after the weights data: file is damaged"
+                )
             }
             WeightsError::Checksum(a, b) => write!(
                 f,
@@ -166,12 +175,16 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<i16>, WeightsError> {
     }
     let mut payload = Vec::with_capacity(want);
     // Read at most one byte past the expected length, so a huge stream cannot exhaust memory.
-    ZlibDecoder::new(&bytes[HEADER_LEN..])
+    let mut dec = ZlibDecoder::new(&bytes[HEADER_LEN..]);
+    (&mut dec)
         .take(want as u64 + 1)
         .read_to_end(&mut payload)
         .map_err(|e| WeightsError::Corrupt(e.to_string()))?;
     if payload.len() != want {
         return Err(WeightsError::Length(payload.len(), want));
+    }
+    if !dec.get_ref().is_empty() {
+        return Err(WeightsError::TrailingBytes(dec.get_ref().len()));
     }
     let computed = crc32fast::hash(&payload);
     if computed != crc {
