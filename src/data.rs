@@ -11,14 +11,14 @@ pub const DEFAULT_DATA_DIR: &str = "../shared/data";
 /// `flank match --openings xot` also works outside the project root.
 pub const BUILD_DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data");
 
-/// The data directories in the order they are tried: `$FLANK_DATA` (when set and not empty)
-/// or [`DEFAULT_DATA_DIR`], then [`BUILD_DATA_DIR`].
+/// The data directories in the order they are tried: `$FLANK_DATA` alone when it is set and
+/// not empty (an explicit setting is never silently replaced by another directory); else
+/// [`DEFAULT_DATA_DIR`], then [`BUILD_DATA_DIR`].
 pub fn data_dirs() -> Vec<PathBuf> {
-    let first = std::env::var_os("FLANK_DATA")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
-    let mut dirs = vec![first];
+    if let Some(v) = std::env::var_os("FLANK_DATA").filter(|v| !v.is_empty()) {
+        return vec![PathBuf::from(v)];
+    }
+    let mut dirs = vec![PathBuf::from(DEFAULT_DATA_DIR)];
     let build = PathBuf::from(BUILD_DATA_DIR);
     if !dirs.contains(&build) {
         dirs.push(build);
@@ -108,7 +108,10 @@ mod tests {
     #[test]
     fn the_build_directory_is_the_last_resort() {
         let dirs = data_dirs();
-        assert_eq!(dirs.last(), Some(&PathBuf::from(BUILD_DATA_DIR)));
+        match std::env::var_os("FLANK_DATA").filter(|v| !v.is_empty()) {
+            Some(v) => assert_eq!(dirs, vec![PathBuf::from(v)]),
+            None => assert_eq!(dirs.last(), Some(&PathBuf::from(BUILD_DATA_DIR))),
+        }
         assert!(Path::new(BUILD_DATA_DIR).is_absolute());
     }
 }

@@ -179,34 +179,35 @@ struct TrainArgs {
     /// A small, fast run (a WTHOR subset, few self-play games) for CI and tests.
     #[arg(long)]
     quick: bool,
-    /// Output weights file.
-    #[arg(long, default_value = "weights/flank-eval.bin")]
-    out: PathBuf,
+    /// Output weights file (default `weights/flank-eval.bin`, the built-in weights' source;
+    /// required with --quick, so that a test run never overwrites them).
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Seed of the validation split, openings and random moves.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     seed: u64,
     /// Self-play games (default: 4000, or 100 with --quick).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     games: Option<usize>,
     /// Use at most this many WTHOR games (default: all, or 6000 with --quick).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     wthor_games: Option<usize>,
     /// Solve self-play positions with at most this many empties exactly (default 16, or 12
     /// with --quick).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=24))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=24))]
     solve_empties: Option<u32>,
     /// Solve WTHOR positions with at most this many empties exactly (default 14, or 10 with
     /// --quick).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=23))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=23))]
     wthor_solve_empties: Option<u32>,
     /// Random plies played (and solved) from every solved WTHOR position (default 0 = off).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=8))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=8))]
     deviation_plies: Option<u32>,
     /// Conjugate-gradient iterations per phase (default 60, or 30 with --quick).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=10000))]
     iterations: Option<u64>,
     /// Ridge strength (default 20).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     lambda: Option<f64>,
     /// Cache of the labelled samples: read if it exists (skipping the WTHOR solving and the
     /// self-play), written otherwise; for refitting with other settings.
@@ -420,11 +421,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn run_train(args: TrainArgs) -> Result<ExitCode> {
+    let out = match (args.out, args.quick) {
+        (Some(out), _) => out,
+        (None, false) => PathBuf::from("weights/flank-eval.bin"),
+        (None, true) => anyhow::bail!(
+            "--quick needs --out FILE (it must not overwrite the built-in weights/flank-eval.bin)"
+        ),
+    };
     let data = flank::data::data_root().map_err(anyhow::Error::msg)?;
     let mut opts = if args.quick {
-        flank::train::TrainOptions::quick(data, args.out)
+        flank::train::TrainOptions::quick(data, out)
     } else {
-        flank::train::TrainOptions::full(data, args.out)
+        flank::train::TrainOptions::full(data, out)
     };
     opts.seed = args.seed;
     if let Some(g) = args.games {
@@ -435,8 +443,8 @@ fn run_train(args: TrainArgs) -> Result<ExitCode> {
         opts.iterations = i as usize;
     }
     if let Some(l) = args.lambda {
-        if !(l.is_finite() && l > 0.0) {
-            anyhow::bail!("--lambda must be a positive number");
+        if !(l.is_finite() && l > 0.0 && l <= 1e6) {
+            anyhow::bail!("--lambda must be a positive number up to 1e6");
         }
         opts.lambda = l;
     }

@@ -791,9 +791,37 @@ pub struct TrainSummary {
     pub time_ms: u64,
 }
 
+/// Checks up front that `path` can be written: not a directory, and its parent directory
+/// exists (nothing is created), so that a long run does not fail at its end.
+fn check_writable(path: &Path, what: &str) -> Result<()> {
+    if path.is_dir() {
+        bail!("{what} {} is a directory", path.display());
+    }
+    if let Some(dir) = path.parent()
+        && !dir.as_os_str().is_empty()
+        && !dir.is_dir()
+    {
+        bail!(
+            "{what} {}: directory {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 /// Runs the whole pipeline and writes the weights file; prints the report on `out`.
+///
+/// Errors: an output or samples path that cannot be written (checked before any work), no
+/// training samples, unreadable data, a write failure.
 pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummary> {
     let start = Instant::now();
+    check_writable(&opts.out, "output file")?;
+    if let Some(path) = &opts.samples_cache
+        && !path.exists()
+    {
+        check_writable(path, "samples file")?;
+    }
     let cached = match &opts.samples_cache {
         Some(path) if path.exists() => Some(read_samples(path)?),
         _ => None,
@@ -802,7 +830,7 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
         Some((samples, wthor_positions)) => {
             writeln!(
                 out,
-                "samples: {} labelled positions read from {} ({} from WTHOR)",
+                "samples: {} labelled positions read from {} ({} from WTHOR; the labelling options do not apply)",
                 samples.len(),
                 opts.samples_cache
                     .as_deref()
@@ -847,13 +875,11 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
             (samples, wthor, selfplay_positions)
         }
     };
+    if samples.iter().all(|s| is_validation(opts, s.game)) {
+        bail!("no training samples (no WTHOR games and no self-play games were used)");
+    }
     let (w, phases) = fit(&samples, opts);
     let bytes = weights::encode(&w);
-    if let Some(dir) = opts.out.parent()
-        && !dir.as_os_str().is_empty()
-    {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
     std::fs::write(&opts.out, &bytes)
         .with_context(|| format!("cannot write {}", opts.out.display()))?;
     writeln!(

@@ -100,10 +100,18 @@ fn bad_weights_files_are_clear_errors() {
     .unwrap();
     let garbage = dir.join("garbage.bin");
     std::fs::write(&garbage, vec![7u8; 100]).unwrap();
+    let trailing = dir.join("trailing.bin");
+    let mut t = flank::weights::EMBEDDED.to_vec();
+    t.extend_from_slice(b"junk");
+    std::fs::write(&trailing, t).unwrap();
     for (path, reason) in [
         (dir.join("missing.bin"), "cannot read weights file"),
-        (bad.clone(), "weights layout"),
+        (bad.clone(), "another flank version"),
         (garbage.clone(), "bad magic"),
+        (
+            trailing.clone(),
+            "4 unexpected bytes after the weights data",
+        ),
     ] {
         let p = path.to_string_lossy().to_string();
         let (code, out, err) = flank(&["solve", "--eval", &p, "--depth", "2", "-"], "");
@@ -113,6 +121,50 @@ fn bad_weights_files_are_clear_errors() {
         assert!(err.contains(reason), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `flank train` refuses, before any work, what would lose the committed weights or a long
+/// run: `--quick` without `--out`, an output path that is a directory or in a missing
+/// directory, and a run with no samples at all.
+#[test]
+fn train_rejects_bad_settings_up_front() {
+    let dir = std::env::temp_dir().join(format!("flank-train-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_string_lossy().to_string();
+    let missing = dir.join("no/such/dir/w.bin").to_string_lossy().to_string();
+    let ok_out = dir.join("w.bin").to_string_lossy().to_string();
+    let cases: [(&[&str], &str); 4] = [
+        (&["train", "--quick"], "--quick needs --out FILE"),
+        (&["train", "--quick", "--out", &d], "is a directory"),
+        (&["train", "--quick", "--out", &missing], "does not exist"),
+        (
+            &[
+                "train",
+                "--quick",
+                "--out",
+                &ok_out,
+                "--games",
+                "0",
+                "--wthor-games",
+                "0",
+            ],
+            "no training samples",
+        ),
+    ];
+    for (args, reason) in cases {
+        let (code, _out, err) = flank(args, "");
+        if reason == "no training samples" && err.contains("not found") {
+            eprintln!("SKIPPED: {err}");
+            continue;
+        }
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with("flank: "), "{err}");
+        assert!(err.contains(reason), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    assert!(!dir.join("no").exists(), "no directory may be created");
+    assert!(!dir.join("w.bin").exists(), "no weights from zero samples");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
