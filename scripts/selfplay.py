@@ -142,6 +142,7 @@ class Engine:
                 "%s: no answer to '%s' within %ss" % (self.name, cmd, self.timeout), fatal=True
             )
         if line is None:
+            self.lines.put(None)  # keep the end marker: later reads must fail at once too
             raise ProtocolError(
                 "%s: engine died (exit %s) on '%s'" % (self.name, self.proc.poll(), cmd), fatal=True
             )
@@ -185,10 +186,11 @@ class Engine:
         return text
 
     def close(self):
-        try:
-            self.send("quit")
-        except ProtocolError:
-            pass
+        if self.proc.poll() is None:
+            try:
+                self.send("quit")
+            except ProtocolError:
+                pass
         try:
             self.proc.stdin.close()
         except OSError:
