@@ -138,6 +138,13 @@ fn instance_set(squares: &[u8], sym: Symmetry) -> u64 {
         .fold(0, |m, sq| m | (1u64 << sq))
 }
 
+/// The square that symmetry `s` maps onto square `q` (0 = a1 … 63 = h8).
+fn preimage(s: Symmetry, q: u8) -> u8 {
+    (0..64u8)
+        .find(|&x| s.apply(1u64 << x) == 1u64 << q)
+        .unwrap_or(q)
+}
+
 impl Layout {
     fn build() -> Layout {
         let mut groups = Vec::new();
@@ -163,9 +170,7 @@ impl Layout {
                     let perm = squares
                         .iter()
                         .map(|&q| {
-                            let pre = (0..64u8)
-                                .find(|&x| s.apply(1u64 << x) == 1u64 << q)
-                                .unwrap_or(q);
+                            let pre = preimage(s, q);
                             squares.iter().position(|&y| y == pre).unwrap_or(0)
                         })
                         .collect();
@@ -301,11 +306,7 @@ static INSTANCES: Lazy<Instances> = Lazy::new(|| {
             let pre: Vec<u32> = group
                 .squares
                 .iter()
-                .map(|&q| {
-                    (0..64u32)
-                        .find(|&x| s.apply(1u64 << x) == 1u64 << q)
-                        .unwrap_or(q as u32)
-                })
+                .map(|&q| preimage(s, q) as u32)
                 .collect();
             let mask = pre.iter().fold(0u64, |m, &x| m | 1u64 << x);
             for bits in 0..1usize << pre.len() {
@@ -526,12 +527,9 @@ mod tests {
                 };
                 continue;
             }
-            let k = (x % moves.count_ones() as u64) as u32;
-            let mut m = moves;
-            for _ in 0..k {
-                m &= m - 1;
-            }
-            b = b.make_move(crate::square::Square::from_index(m.trailing_zeros() as u8));
+            let k = (x % moves.count_ones() as u64) as usize;
+            let sq = b.legal_moves().nth(k).expect("k < move count");
+            b = b.make_move(sq);
             let (mut fast, mut slow) =
                 ([0u32; FEATURES_PER_POSITION], [0u32; FEATURES_PER_POSITION]);
             raw_indices(&b, &mut fast);
