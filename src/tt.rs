@@ -68,10 +68,10 @@ pub struct TtEntry {
     /// True if the score comes from the exact endgame solver (exact or WLD window): a bound on
     /// the final disc difference, valid at any depth. False for a midgame (evaluation) score.
     pub solved: bool,
-    /// Lower bound on the value (−127 if none); `score` is this bound unless `bound` is
+    /// Lower bound on the value (−[`NO_BOUND`] if none); `score` is this bound unless `bound` is
     /// [`Bound::Upper`].
     pub lower: Score,
-    /// Upper bound on the value (+127 if none); equal to `lower` for [`Bound::Exact`].
+    /// Upper bound on the value (+[`NO_BOUND`] if none); equal to `lower` for [`Bound::Exact`].
     pub upper: Score,
 }
 
@@ -83,18 +83,30 @@ struct Slot {
 
 const NO_MOVE: u64 = 64;
 
-/// No bound: the sentinels of [`TtEntry::lower`] and [`TtEntry::upper`].
-const NO_BOUND: Score = 127;
+/// No bound: the sentinels of [`TtEntry::lower`] and [`TtEntry::upper`]. Stored scores are
+/// 16-bit: solved entries in discs, midgame entries in the finer units of
+/// [`crate::midgame::MID_SCALE`].
+pub const NO_BOUND: Score = i16::MAX as Score;
 
 /// The (lower, upper) interval a fail-soft `score` with `bound` gives.
 fn interval(score: Score, bound: Bound) -> (Score, Score) {
-    let s = score.clamp(-126, 126);
+    let s = score.clamp(-NO_BOUND + 1, NO_BOUND - 1);
     match bound {
         Bound::Lower => (s, NO_BOUND),
         Bound::Upper => (-NO_BOUND, s),
         Bound::Exact => (s, s),
     }
 }
+
+// The data word, from bit 0: bound code (2 bits), solved (1), depth (7), best move (7, 64 =
+// none), generation (8), lower bound (i16), upper bound (i16); bits 57-63 are zero.
+const BOUND_SHIFT: u32 = 0;
+const SOLVED_SHIFT: u32 = 2;
+const DEPTH_SHIFT: u32 = 3;
+const MOVE_SHIFT: u32 = 10;
+const GEN_SHIFT: u32 = 17;
+const LOWER_SHIFT: u32 = 25;
+const UPPER_SHIFT: u32 = 41;
 
 fn pack(
     lower: Score,
@@ -112,40 +124,49 @@ fn pack(
     } else {
         1
     };
-    let lo = (lower.clamp(-127, 127) as i8 as u8) as u64;
-    let hi = (upper.clamp(-127, 127) as i8 as u8) as u64;
+    let lo = (lower.clamp(-NO_BOUND, NO_BOUND) as i16 as u16) as u64;
+    let hi = (upper.clamp(-NO_BOUND, NO_BOUND) as i16 as u16) as u64;
     let mv = best.map_or(NO_MOVE, |m| m as u64);
-    lo | (b << 8)
-        | ((solved as u64) << 10)
-        | ((depth.min(127) as u64) << 11)
-        | (mv << 18)
-        | ((generation as u64) << 25)
-        | (hi << 32)
+    (b << BOUND_SHIFT)
+        | ((solved as u64) << SOLVED_SHIFT)
+        | ((depth.min(127) as u64) << DEPTH_SHIFT)
+        | (mv << MOVE_SHIFT)
+        | ((generation as u64) << GEN_SHIFT)
+        | (lo << LOWER_SHIFT)
+        | (hi << UPPER_SHIFT)
 }
 
 fn unpack(d: u64) -> Option<TtEntry> {
-    let bound = match (d >> 8) & 3 {
+    let bound = match (d >> BOUND_SHIFT) & 3 {
         1 => Bound::Lower,
         2 => Bound::Upper,
         3 => Bound::Exact,
         _ => return None,
     };
-    let mv = (d >> 18) & 127;
-    let lower = (d as u8) as i8 as Score;
-    let upper = ((d >> 32) as u8) as i8 as Score;
+    let mv = (d >> MOVE_SHIFT) & 127;
+    let lower = data_lower(d);
+    let upper = data_upper(d);
     Some(TtEntry {
         score: if bound == Bound::Upper { upper } else { lower },
         bound,
-        depth: ((d >> 11) & 127) as u32,
+        depth: ((d >> DEPTH_SHIFT) & 127) as u32,
         best: (mv < 64).then_some(mv as u8),
-        solved: (d >> 10) & 1 == 1,
+        solved: (d >> SOLVED_SHIFT) & 1 == 1,
         lower,
         upper,
     })
 }
 
+fn data_lower(d: u64) -> Score {
+    ((d >> LOWER_SHIFT) as u16) as i16 as Score
+}
+
+fn data_upper(d: u64) -> Score {
+    ((d >> UPPER_SHIFT) as u16) as i16 as Score
+}
+
 fn data_gen(d: u64) -> u8 {
-    (d >> 25) as u8
+    (d >> GEN_SHIFT) as u8
 }
 
 /// The transposition table: a fixed array of buckets of [`BUCKET_SLOTS`] lock-free slots.
@@ -299,15 +320,15 @@ impl TranspositionTable {
             if s.k1.load(Ordering::Relaxed) ^ d == b.player
                 && s.k2.load(Ordering::Relaxed) ^ d == b.opponent
             {
-                let old_solved = (d >> 10) & 1 == 1;
+                let old_solved = (d >> SOLVED_SHIFT) & 1 == 1;
                 if old_solved && !solved {
                     return;
                 }
                 // Same kind and depth: keep the narrower interval of the old and new bounds.
-                let old_depth = ((d >> 11) & 127) as u32;
+                let old_depth = ((d >> DEPTH_SHIFT) & 127) as u32;
                 let data = if old_solved == solved && old_depth == depth.min(127) {
-                    let lo = lower.max((d as u8) as i8 as Score);
-                    let hi = upper.min(((d >> 32) as u8) as i8 as Score);
+                    let lo = lower.max(data_lower(d));
+                    let hi = upper.min(data_upper(d));
                     if lo <= hi {
                         pack(lo, hi, depth, best, solved, generation)
                     } else {
@@ -318,7 +339,7 @@ impl TranspositionTable {
                 };
                 // Keep the old best move if the new result has none.
                 let data = if best.is_none() {
-                    (data & !(127 << 18)) | (d & (127 << 18))
+                    (data & !(127 << MOVE_SHIFT)) | (d & (127 << MOVE_SHIFT))
                 } else {
                     data
                 };
@@ -326,7 +347,9 @@ impl TranspositionTable {
                 return;
             }
             let age_bonus = if data_gen(d) == generation { 256 } else { 0 };
-            let prio = age_bonus + ((d >> 11) & 127) as i32 + 128 * ((d >> 10) & 1) as i32;
+            let prio = age_bonus
+                + ((d >> DEPTH_SHIFT) & 127) as i32
+                + 128 * ((d >> SOLVED_SHIFT) & 1) as i32;
             if prio < victim_prio {
                 victim = i;
                 victim_prio = prio;
@@ -363,7 +386,7 @@ mod tests {
                 best: Some(37),
                 solved: true,
                 lower: -12,
-                upper: 127,
+                upper: NO_BOUND,
             }
         );
         // The same discs with the sides swapped are a different position.
@@ -384,6 +407,25 @@ mod tests {
         assert_eq!(tt.probe(&b).unwrap().score, -12);
         tt.clear();
         assert_eq!(tt.probe(&b), None);
+    }
+
+    #[test]
+    fn bounds_survive_late_generations() {
+        // The generation has 8 bits of its own: from the 128th search on it once spilled
+        // into the upper bound, turning an upper bound of 4 into 5.
+        let tt = TranspositionTable::with_bytes(1024);
+        let b = Board::start();
+        for _ in 0..200 {
+            tt.new_search();
+        }
+        tt.store(&b, 4, Bound::Upper, 9, Some(19), true);
+        let e = tt.probe(&b).unwrap();
+        assert_eq!((e.lower, e.upper, e.score), (-NO_BOUND, 4, 4));
+        // Scores beyond ±127 round-trip (16-bit bounds).
+        let c = b.pass();
+        tt.store(&c, -300, Bound::Lower, 3, None, false);
+        let e = tt.probe(&c).unwrap();
+        assert_eq!((e.lower, e.upper), (-300, NO_BOUND));
     }
 
     #[test]
