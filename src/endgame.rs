@@ -14,6 +14,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::board::{Board, SCORE_INF, Score, neighbours};
+use crate::eval::evaluate;
 use crate::square::{Move, Square};
 use crate::tt::{Bound, TranspositionTable};
 
@@ -397,6 +398,36 @@ pub fn odd_quadrants(empty: u64) -> u64 {
 #[inline(always)]
 fn quadrant_of(x: u32) -> u32 {
     ((x >> 2) & 1) | ((x >> 4) & 2)
+}
+
+/// The final disc difference of `(p, o)` (empties to the winner), as [`Board::final_score`].
+#[inline]
+fn final_score(p: u64, o: u64) -> Score {
+    Board {
+        player: p,
+        opponent: o,
+    }
+    .final_score()
+}
+
+/// [`crate::midgame::leaf_eval`] of `(p, o)` given `moves`, the side to move's moves (only
+/// whether it is 0 matters): the evaluation, minus the evaluation after a pass, or the final
+/// score.
+#[inline]
+fn leaf_value(p: u64, o: u64, moves: u64) -> Score {
+    if moves != 0 {
+        evaluate(&Board {
+            player: p,
+            opponent: o,
+        })
+    } else if get_moves(o, p) != 0 {
+        -evaluate(&Board {
+            player: o,
+            opponent: p,
+        })
+    } else {
+        final_score(p, o)
+    }
 }
 
 /// Masks of the 15 a1–h8 diagonals and 15 h1–a8 anti-diagonals of length ≥ 1.
@@ -975,10 +1006,236 @@ impl Searcher {
             }
             let x = list.sq(i);
             let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
-            let (v, _) = self.mid_pvs(&c, -SCORE_INF, SCORE_INF, depth, true);
+            let (v, _) = self.order_pvs(c.player, c.opponent, -SCORE_INF, SCORE_INF, depth, true);
             list.add_key(i, w * v);
         }
         list.sort();
+    }
+
+    /// The shallow midgame search of [`Searcher::search_order`]: the same fail-soft PVS as
+    /// [`Searcher::mid_pvs`] of `(p, o)` to `depth` ≥ 1 plies with the window (alpha, beta)
+    /// (same scores, best moves, node counts and TT entries), without its per-node
+    /// allocations: moves are ordered in a [`MoveList`] (TT move first, then by the child's
+    /// evaluation at depth ≥ 3, else by the opponent's mobility; ties in square order, as the
+    /// stable sort of [`Searcher::mid_order`]), and depth-1 nodes go to [`Searcher::order_d1`].
+    /// Returns the score and the best move square (64 if none).
+    fn order_pvs(
+        &mut self,
+        p: u64,
+        o: u64,
+        mut alpha: Score,
+        beta: Score,
+        depth: i32,
+        may_pass: bool,
+    ) -> (Score, u32) {
+        if depth <= 1 {
+            return self.order_d1(p, o, get_moves(p, o), alpha, beta, may_pass);
+        }
+        self.nodes += 1;
+        if self.check_stop() {
+            return (0, 64);
+        }
+        let moves = get_moves(p, o);
+        if moves == 0 {
+            if may_pass && get_moves(o, p) != 0 {
+                let (v, _) = self.order_pvs(o, p, -beta, -alpha, depth, false);
+                return (-v, 64);
+            }
+            return (final_score(p, o), 64);
+        }
+        let b = Board {
+            player: p,
+            opponent: o,
+        };
+        let tt_move = match self.tt.probe(&b) {
+            Some(e) => {
+                if (e.solved || e.depth >= depth as u32)
+                    && match e.bound {
+                        Bound::Exact => true,
+                        Bound::Lower => e.score >= beta,
+                        Bound::Upper => e.score <= alpha,
+                    }
+                {
+                    return (e.score, e.best.map_or(64, |m| m as u32));
+                }
+                e.best.filter(|&m| moves & (1u64 << m) != 0)
+            }
+            None => None,
+        };
+        let alpha0 = alpha;
+        // Ordering; at depth 2 the children's moves are kept for their depth-1 searches.
+        let mut list = MoveList::new();
+        let mut child_moves = [0u64; 64];
+        let mut m = moves;
+        while m != 0 {
+            let x = m.trailing_zeros();
+            m &= m - 1;
+            let key = if tt_move == Some(x as u8) {
+                FIRST_KEY
+            } else {
+                let f = flips(p, o, x);
+                let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
+                if depth >= 3 {
+                    leaf_value(cp, co, get_moves(cp, co))
+                } else {
+                    let cm = get_moves(cp, co);
+                    child_moves[x as usize] = cm;
+                    cm.count_ones() as i32
+                }
+            };
+            list.push(x, key);
+        }
+        list.sort();
+        let mut best = -SCORE_INF;
+        let mut best_move = list.sq(0);
+        for i in 0..list.n {
+            let x = list.sq(i);
+            let f = flips(p, o, x);
+            let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
+            let v = if depth == 2 {
+                let cm = if list.key(i) == FIRST_KEY {
+                    get_moves(cp, co)
+                } else {
+                    child_moves[x as usize]
+                };
+                if i == 0 {
+                    -self.order_d1(cp, co, cm, -beta, -alpha, true).0
+                } else {
+                    let mut v = -self.order_d1(cp, co, cm, -alpha - 1, -alpha, true).0;
+                    if v > alpha && v < beta && !self.stopped {
+                        v = -self.order_d1(cp, co, cm, -beta, -v, true).0;
+                    }
+                    v
+                }
+            } else if i == 0 {
+                -self.order_pvs(cp, co, -beta, -alpha, depth - 1, true).0
+            } else {
+                let mut v = -self
+                    .order_pvs(cp, co, -alpha - 1, -alpha, depth - 1, true)
+                    .0;
+                if v > alpha && v < beta && !self.stopped {
+                    v = -self.order_pvs(cp, co, -beta, -v, depth - 1, true).0;
+                }
+                v
+            };
+            if self.stopped {
+                return (0, 64);
+            }
+            if v > best {
+                best = v;
+                best_move = x;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = Bound::from_window(best, alpha0, beta);
+        self.tt
+            .store(&b, best, bound, depth as u32, Some(best_move as u8), false);
+        (best, best_move)
+    }
+
+    /// [`Searcher::order_pvs`] at depth 1, given the moves `moves` of `(p, o)`: the children
+    /// are leaves, each evaluated once (a PVS re-search of a leaf counts its node again, as
+    /// in [`Searcher::mid_pvs`], but reuses the value).
+    fn order_d1(
+        &mut self,
+        p: u64,
+        o: u64,
+        moves: u64,
+        mut alpha: Score,
+        beta: Score,
+        may_pass: bool,
+    ) -> (Score, u32) {
+        self.nodes += 1;
+        if self.check_stop() {
+            return (0, 64);
+        }
+        if moves == 0 {
+            let om = get_moves(o, p);
+            if may_pass && om != 0 {
+                let (v, _) = self.order_d1(o, p, om, -beta, -alpha, false);
+                return (-v, 64);
+            }
+            return (final_score(p, o), 64);
+        }
+        let b = Board {
+            player: p,
+            opponent: o,
+        };
+        let tt_move = match self.tt.probe(&b) {
+            Some(e) => {
+                // Every stored entry has depth ≥ 1.
+                if match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.score >= beta,
+                    Bound::Upper => e.score <= alpha,
+                } {
+                    return (e.score, e.best.map_or(64, |m| m as u32));
+                }
+                e.best.filter(|&m| moves & (1u64 << m) != 0)
+            }
+            None => None,
+        };
+        let alpha0 = alpha;
+        let mut list = MoveList::new();
+        let mut m = moves;
+        while m != 0 {
+            let x = m.trailing_zeros();
+            m &= m - 1;
+            let key = if tt_move == Some(x as u8) {
+                FIRST_KEY
+            } else {
+                let f = flips(p, o, x);
+                get_moves(o ^ f, p ^ f ^ (1 << x)).count_ones() as i32
+            };
+            list.push(x, key);
+        }
+        list.sort();
+        let mut best = -SCORE_INF;
+        let mut best_move = list.sq(0);
+        for i in 0..list.n {
+            let x = list.sq(i);
+            let f = flips(p, o, x);
+            let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
+            self.nodes += 1;
+            if self.check_stop() {
+                return (0, 64);
+            }
+            let key = list.key(i);
+            let cm = if key == FIRST_KEY {
+                get_moves(cp, co)
+            } else if key == 0 {
+                0
+            } else {
+                1
+            };
+            let v = -leaf_value(cp, co, cm);
+            if i > 0 && v > alpha && v < beta {
+                // The PVS re-search of the leaf.
+                self.nodes += 1;
+                if self.check_stop() {
+                    return (0, 64);
+                }
+            }
+            if v > best {
+                best = v;
+                best_move = x;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = Bound::from_window(best, alpha0, beta);
+        self.tt
+            .store(&b, best, bound, 1, Some(best_move as u8), false);
+        (best, best_move)
     }
 
     /// Exact null-window search: is the score of `b` (with `empties` empties) above `alpha`?
@@ -1362,7 +1619,7 @@ impl Searcher {
         let w = 4;
         // The midgame search also leaves its best moves in the TT for the solve's ordering,
         // so a WLD solve (too narrow a window for aspiration) runs it too.
-        let (est, _) = self.mid_pvs(b, -SCORE_INF, SCORE_INF, depth, true);
+        let (est, _) = self.order_pvs(b.player, b.opponent, -SCORE_INF, SCORE_INF, depth, true);
         if beta - alpha <= 2 {
             return self.pvs_node(b, alpha, beta, empties, true);
         }
