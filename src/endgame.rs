@@ -7,6 +7,7 @@
 //! search with the window (−1, 1). [`Searcher`] is the per-thread search state (node count,
 //! stop flag, deadline) and is shared with [`crate::midgame`].
 
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -553,6 +554,13 @@ pub struct SolveResult {
 struct MoveList {
     n: usize,
     item: [i32; 64],
+    /// The moves of the child after each square's move, by square: written by
+    /// [`Searcher::fastest_first`] for every square it lists (read with
+    /// [`MoveList::child_moves`]), so the child need not recompute them. Not zeroed: a
+    /// 512-byte clear per node costs more than it saves.
+    child_moves: [MaybeUninit<u64>; 64],
+    /// The squares whose `child_moves` entry was written.
+    has_child_moves: u64,
 }
 
 /// The key of the TT move: before every other key.
@@ -564,6 +572,8 @@ impl MoveList {
         MoveList {
             n: 0,
             item: [0; 64],
+            child_moves: [MaybeUninit::uninit(); 64],
+            has_child_moves: 0,
         }
     }
     /// Appends square `sq` (0–63) with `key` (|key| < 2^24).
@@ -581,6 +591,14 @@ impl MoveList {
     #[inline]
     fn key(&self, i: usize) -> i32 {
         self.item[i] >> 6
+    }
+    /// The moves of the child reached by playing `sq`, a square of the list.
+    #[inline]
+    fn child_moves(&self, sq: u32) -> u64 {
+        assert!(self.has_child_moves & (1u64 << sq) != 0);
+        // SAFETY: the bit of `sq` in `has_child_moves` is set only after `child_moves[sq]`
+        // was written (in `fastest_first`).
+        unsafe { self.child_moves[sq as usize & 63].assume_init() }
     }
     /// Adds `d` to the key of entry `i`.
     #[inline]
@@ -840,8 +858,11 @@ impl Searcher {
     /// (`may_pass` false stops a second pass), or the final score if neither side can move.
     #[inline]
     fn nws_no_move(&mut self, p: u64, o: u64, alpha: Score, empties: u32, may_pass: bool) -> Score {
-        if may_pass && get_moves(o, p) != 0 {
-            return -self.nws_p(o, p, -alpha - 1, empties, false);
+        if may_pass {
+            let om = get_moves(o, p);
+            if om != 0 {
+                return -self.nws_m(o, p, om, -alpha - 1, empties, false);
+            }
         }
         Board {
             player: p,
@@ -871,8 +892,20 @@ impl Searcher {
         if empties <= 4 {
             return self.nws_tiny(p, o, alpha, empties);
         }
+        self.nws_shallow_m(p, o, get_moves(p, o), alpha, empties, may_pass)
+    }
+
+    /// [`Searcher::nws_shallow`] at 5–6 empties given the moves `moves` of `(p, o)`.
+    fn nws_shallow_m(
+        &mut self,
+        p: u64,
+        o: u64,
+        moves: u64,
+        alpha: Score,
+        empties: u32,
+        may_pass: bool,
+    ) -> Score {
         self.nodes += 1;
-        let moves = get_moves(p, o);
         if moves == 0 {
             return self.nws_no_move(p, o, alpha, empties, may_pass);
         }
@@ -949,6 +982,8 @@ impl Searcher {
                 let np = o ^ f;
                 let no = p ^ f ^ (1 << x);
                 let om = get_moves(np, no);
+                list.child_moves[x as usize & 63] = MaybeUninit::new(om);
+                list.has_child_moves |= 1u64 << x;
                 let pot = (neighbours(no) & !(np | no)).count_ones() as i32;
                 let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 6 * pot;
                 if (1u64 << x) & odd != 0 {
@@ -1245,14 +1280,30 @@ impl Searcher {
     }
 
     fn nws_p(&mut self, p: u64, o: u64, alpha: Score, empties: u32, may_pass: bool) -> Score {
+        if empties <= 4 {
+            return self.nws_tiny(p, o, alpha, empties);
+        }
+        self.nws_m(p, o, get_moves(p, o), alpha, empties, may_pass)
+    }
+
+    /// [`Searcher::nws_p`] at ≥ 5 empties given the moves `moves` of `(p, o)` (often known
+    /// from the parent's fastest-first ordering).
+    fn nws_m(
+        &mut self,
+        p: u64,
+        o: u64,
+        moves: u64,
+        alpha: Score,
+        empties: u32,
+        may_pass: bool,
+    ) -> Score {
         if empties < FASTEST_FIRST_EMPTIES {
-            return self.nws_shallow(p, o, alpha, empties, may_pass);
+            return self.nws_shallow_m(p, o, moves, alpha, empties, may_pass);
         }
         self.nodes += 1;
         if self.check_stop() {
             return 0;
         }
-        let moves = get_moves(p, o);
         if moves == 0 {
             return self.nws_no_move(p, o, alpha, empties, may_pass);
         }
@@ -1326,7 +1377,8 @@ impl Searcher {
                 }
                 let x = list.sq(i);
                 let f = flips(p, o, x);
-                let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+                let cm = list.child_moves(x);
+                let v = -self.nws_m(o ^ f, p ^ f ^ (1 << x), cm, -alpha - 1, empties - 1, true);
                 if v > best {
                     best = v;
                     best_move = x;
