@@ -968,7 +968,15 @@ impl Searcher {
     /// Orders the moves of `(p, o)` fastest-first: fewest opponent replies (corners counted
     /// twice), then fewest opponent potential mobility; the TT move `tt_move` first.
     #[inline]
-    fn fastest_first(&self, list: &mut MoveList, p: u64, o: u64, moves: u64, tt_move: Option<u8>) {
+    fn fastest_first(
+        &self,
+        list: &mut MoveList,
+        p: u64,
+        o: u64,
+        moves: u64,
+        tt_move: Option<u8>,
+        prefetch: bool,
+    ) {
         list.n = 0;
         let odd = odd_quadrants(!(p | o));
         let mut m = moves;
@@ -984,6 +992,12 @@ impl Searcher {
                 let om = get_moves(np, no);
                 list.child_moves[x as usize & 63] = MaybeUninit::new(om);
                 list.has_child_moves |= 1u64 << x;
+                if prefetch {
+                    self.tt.prefetch(&Board {
+                        player: np,
+                        opponent: no,
+                    });
+                }
                 let pot = (neighbours(no) & !(np | no)).count_ones() as i32;
                 let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 6 * pot;
                 if (1u64 << x) & odd != 0 {
@@ -1002,6 +1016,17 @@ impl Searcher {
     /// Enhanced transposition cutoff (ETC): if the TT proves some child scores ≤ −alpha − 1
     /// for its side to move, this node fails high without a search; returns that bound.
     fn etc(&mut self, p: u64, o: u64, moves: u64, alpha: Score) -> Option<Score> {
+        // All the children's buckets are requested from memory first, then probed.
+        let mut m = moves;
+        while m != 0 {
+            let x = m.trailing_zeros();
+            m &= m - 1;
+            let f = flips(p, o, x);
+            self.tt.prefetch(&Board {
+                player: o ^ f,
+                opponent: p ^ f ^ (1 << x),
+            });
+        }
         let mut m = moves;
         while m != 0 {
             let x = m.trailing_zeros();
@@ -1032,7 +1057,7 @@ impl Searcher {
         tt_move: Option<u8>,
         empties: u32,
     ) {
-        self.fastest_first(list, b.player, b.opponent, moves, tt_move);
+        self.fastest_first(list, b.player, b.opponent, moves, tt_move, false);
         let depth = order_depth(empties);
         let w = 128;
         for i in 0..list.n {
@@ -1361,7 +1386,10 @@ impl Searcher {
             if empties >= SEARCH_ORDER_EMPTIES {
                 self.search_order(&mut list, &b, rest, None, empties);
             } else {
-                self.fastest_first(&mut list, p, o, rest, None);
+                // Children probe the TT from TT_MIN_EMPTIES; from ETC_EMPTIES the ETC has
+                // already brought their buckets into the cache.
+                let prefetch = empties > TT_MIN_EMPTIES && empties < ETC_EMPTIES;
+                self.fastest_first(&mut list, p, o, rest, None, prefetch);
             }
             // YBWC: split once one move (the TT move, else the first listed) has been searched.
             let split_at = if rest == moves { 1 } else { 0 };
@@ -1526,7 +1554,7 @@ impl Searcher {
         if empties >= SEARCH_ORDER_EMPTIES {
             self.search_order(&mut list, b, moves, tt_move, empties);
         } else {
-            self.fastest_first(&mut list, p, o, moves, tt_move);
+            self.fastest_first(&mut list, p, o, moves, tt_move, false);
         }
         let Some((best, best_move)) = self.pvs_moves(
             b,
