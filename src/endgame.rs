@@ -553,13 +553,17 @@ pub struct SolveResult {
 /// Moves with their ordering keys, each packed as `key * 64 + square` in one `i32`.
 struct MoveList {
     n: usize,
-    item: [i32; 64],
+    /// Entries `0..n` (the rest uninitialised: clearing 256 bytes per node costs more than
+    /// the list's use).
+    item: [MaybeUninit<i32>; 64],
     /// The moves of the child after each square's move, by square: written by
     /// [`Searcher::fastest_first`] for every square it lists (read with
     /// [`MoveList::child_moves`]), so the child need not recompute them. Not zeroed: a
     /// 512-byte clear per node costs more than it saves.
     child_moves: [MaybeUninit<u64>; 64],
-    /// The squares whose `child_moves` entry was written.
+    /// The discs flipped by each square's move, by square, written with `child_moves`.
+    flips: [MaybeUninit<u64>; 64],
+    /// The squares whose `child_moves` and `flips` entries were written.
     has_child_moves: u64,
 }
 
@@ -569,41 +573,59 @@ const FIRST_KEY: i32 = -(1 << 24);
 impl MoveList {
     #[inline]
     fn new() -> MoveList {
-        MoveList {
-            n: 0,
-            item: [0; 64],
-            child_moves: [MaybeUninit::uninit(); 64],
-            has_child_moves: 0,
+        // Only the two counters are written: a struct literal with uninitialised arrays
+        // still gets cleared whole (LLVM merges the stores into one 1,296-byte memset).
+        let mut l = MaybeUninit::<MoveList>::uninit();
+        let ptr = l.as_mut_ptr();
+        // SAFETY: `n` and `has_child_moves` are written; every other field is an array of
+        // `MaybeUninit`, which needs no initialisation.
+        unsafe {
+            std::ptr::addr_of_mut!((*ptr).n).write(0);
+            std::ptr::addr_of_mut!((*ptr).has_child_moves).write(0);
+            l.assume_init()
         }
     }
     /// Appends square `sq` (0–63) with `key` (|key| < 2^24).
     #[inline]
     fn push(&mut self, sq: u32, key: i32) {
-        self.item[self.n] = key * 64 + sq as i32;
+        self.item[self.n] = MaybeUninit::new(key * 64 + sq as i32);
         self.n += 1;
+    }
+    /// Packed entry `i` (`i` < `n`).
+    #[inline]
+    fn at(&self, i: usize) -> i32 {
+        assert!(i < self.n);
+        // SAFETY: entries below `n` were written by `push` (and `sort` only permutes them).
+        unsafe { self.item[i].assume_init() }
     }
     /// Square of entry `i`.
     #[inline]
     fn sq(&self, i: usize) -> u32 {
-        (self.item[i] & 63) as u32
+        (self.at(i) & 63) as u32
     }
     /// Key of entry `i`.
     #[inline]
     fn key(&self, i: usize) -> i32 {
-        self.item[i] >> 6
+        self.at(i) >> 6
     }
-    /// The moves of the child reached by playing `sq`, a square of the list.
+    /// The flips of the move `sq` and the moves of the child it reaches, for a square of
+    /// the list keyed by [`Searcher::fastest_first`].
     #[inline]
-    fn child_moves(&self, sq: u32) -> u64 {
+    fn child(&self, sq: u32) -> (u64, u64) {
         assert!(self.has_child_moves & (1u64 << sq) != 0);
-        // SAFETY: the bit of `sq` in `has_child_moves` is set only after `child_moves[sq]`
-        // was written (in `fastest_first`).
-        unsafe { self.child_moves[sq as usize & 63].assume_init() }
+        // SAFETY: the bit of `sq` in `has_child_moves` is set only after `flips[sq]` and
+        // `child_moves[sq]` were written (in `fastest_first`).
+        unsafe {
+            (
+                self.flips[sq as usize & 63].assume_init(),
+                self.child_moves[sq as usize & 63].assume_init(),
+            )
+        }
     }
     /// Adds `d` to the key of entry `i`.
     #[inline]
     fn add_key(&mut self, i: usize, d: i32) {
-        self.item[i] += d * 64;
+        self.item[i] = MaybeUninit::new(self.at(i) + d * 64);
     }
     /// The squares from entry `from` on, in list order.
     fn squares(&self, from: usize) -> Vec<u32> {
@@ -613,13 +635,13 @@ impl MoveList {
     #[inline]
     fn sort(&mut self) {
         for i in 1..self.n {
-            let k = self.item[i];
+            let k = self.at(i);
             let mut j = i;
-            while j > 0 && self.item[j - 1] >> 6 > k >> 6 {
+            while j > 0 && self.at(j - 1) >> 6 > k >> 6 {
                 self.item[j] = self.item[j - 1];
                 j -= 1;
             }
-            self.item[j] = k;
+            self.item[j] = MaybeUninit::new(k);
         }
     }
 }
@@ -991,6 +1013,7 @@ impl Searcher {
                 let no = p ^ f ^ (1 << x);
                 let om = get_moves(np, no);
                 list.child_moves[x as usize & 63] = MaybeUninit::new(om);
+                list.flips[x as usize & 63] = MaybeUninit::new(f);
                 list.has_child_moves |= 1u64 << x;
                 if prefetch {
                     self.tt.prefetch(&Board {
@@ -1017,16 +1040,8 @@ impl Searcher {
     /// for its side to move, this node fails high without a search; returns that bound.
     fn etc(&mut self, p: u64, o: u64, moves: u64, alpha: Score) -> Option<Score> {
         // All the children's buckets are requested from memory first, then probed.
-        let mut m = moves;
-        while m != 0 {
-            let x = m.trailing_zeros();
-            m &= m - 1;
-            let f = flips(p, o, x);
-            self.tt.prefetch(&Board {
-                player: o ^ f,
-                opponent: p ^ f ^ (1 << x),
-            });
-        }
+        let mut children = [MaybeUninit::<Board>::uninit(); 64];
+        let mut n = 0;
         let mut m = moves;
         while m != 0 {
             let x = m.trailing_zeros();
@@ -1036,7 +1051,14 @@ impl Searcher {
                 player: o ^ f,
                 opponent: p ^ f ^ (1 << x),
             };
-            if let Some(e) = self.tt.probe(&c)
+            self.tt.prefetch(&c);
+            children[n & 63] = MaybeUninit::new(c);
+            n += 1;
+        }
+        for c in &children[..n.min(64)] {
+            // SAFETY: the first `n` entries were written just above.
+            let c = unsafe { c.assume_init_ref() };
+            if let Some(e) = self.tt.probe(c)
                 && e.solved
                 && -e.upper > alpha
             {
@@ -1404,8 +1426,7 @@ impl Searcher {
                     break;
                 }
                 let x = list.sq(i);
-                let f = flips(p, o, x);
-                let cm = list.child_moves(x);
+                let (f, cm) = list.child(x);
                 let v = -self.nws_m(o ^ f, p ^ f ^ (1 << x), cm, -alpha - 1, empties - 1, true);
                 if v > best {
                     best = v;
