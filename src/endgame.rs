@@ -631,6 +631,35 @@ impl MoveList {
     fn squares(&self, from: usize) -> Vec<u32> {
         (from..self.n).map(|i| self.sq(i)).collect()
     }
+    /// Moves the entry with the smallest packed value (key, then square) among entries
+    /// `i..n` to position `i`. For a list pushed in square order, as by
+    /// [`Searcher::fastest_first`], repeated selection gives the order of [`MoveList::sort`].
+    #[inline]
+    fn select(&mut self, i: usize) {
+        let mut best = self.at(i);
+        let mut at = i;
+        for j in i + 1..self.n {
+            let v = self.at(j);
+            if v < best {
+                best = v;
+                at = j;
+            }
+        }
+        self.item[at] = self.item[i];
+        self.item[i] = MaybeUninit::new(best);
+    }
+    /// Sorts entries `i..n` by packed value (key, then square).
+    fn sort_from(&mut self, i: usize) {
+        for k in i + 1..self.n {
+            let v = self.at(k);
+            let mut j = k;
+            while j > i && self.at(j - 1) > v {
+                self.item[j] = self.item[j - 1];
+                j -= 1;
+            }
+            self.item[j] = MaybeUninit::new(v);
+        }
+    }
     /// Insertion sort, smallest key first (stable: equal keys keep their order).
     #[inline]
     fn sort(&mut self) {
@@ -1033,7 +1062,6 @@ impl Searcher {
             };
             list.push(x, key);
         }
-        list.sort();
     }
 
     /// Enhanced transposition cutoff (ETC): if the TT proves some child scores ≤ −alpha − 1
@@ -1080,6 +1108,7 @@ impl Searcher {
         empties: u32,
     ) {
         self.fastest_first(list, b.player, b.opponent, moves, tt_move, false);
+        list.sort();
         let depth = order_depth(empties);
         let w = 128;
         for i in 0..list.n {
@@ -1405,18 +1434,28 @@ impl Searcher {
             }
         } else {
             let mut list = MoveList::new();
-            if empties >= SEARCH_ORDER_EMPTIES {
-                self.search_order(&mut list, &b, rest, None, empties);
-            } else {
+            // A fastest-first list is not sorted: each next move is selected when needed
+            // (most nodes search one or two moves; the selection has no data-dependent
+            // branches, unlike an insertion sort).
+            let select = empties < SEARCH_ORDER_EMPTIES;
+            if select {
                 // Children probe the TT from TT_MIN_EMPTIES; from ETC_EMPTIES the ETC has
                 // already brought their buckets into the cache.
                 let prefetch = empties > TT_MIN_EMPTIES && empties < ETC_EMPTIES;
                 self.fastest_first(&mut list, p, o, rest, None, prefetch);
+            } else {
+                self.search_order(&mut list, &b, rest, None, empties);
             }
             // YBWC: split once one move (the TT move, else the first listed) has been searched.
             let split_at = if rest == moves { 1 } else { 0 };
             for i in 0..list.n {
+                if select {
+                    list.select(i);
+                }
                 if i == split_at && self.split && empties >= SPLIT_EMPTIES {
+                    if select {
+                        list.sort_from(i);
+                    }
                     if let Some((v, x)) = self.nws_split(p, o, alpha, empties, &list.squares(i))
                         && v > best
                     {
@@ -1576,6 +1615,7 @@ impl Searcher {
             self.search_order(&mut list, b, moves, tt_move, empties);
         } else {
             self.fastest_first(&mut list, p, o, moves, tt_move, false);
+            list.sort();
         }
         let Some((best, best_move)) = self.pvs_moves(
             b,
