@@ -1068,7 +1068,7 @@ impl Searcher {
     /// for its side to move, this node fails high without a search; returns that bound.
     fn etc(&mut self, p: u64, o: u64, moves: u64, alpha: Score) -> Option<Score> {
         // All the children's buckets are requested from memory first, then probed.
-        let mut children = [MaybeUninit::<Board>::uninit(); 64];
+        let mut children = [MaybeUninit::<(Board, usize)>::uninit(); 64];
         let mut n = 0;
         let mut m = moves;
         while m != 0 {
@@ -1079,14 +1079,15 @@ impl Searcher {
                 player: o ^ f,
                 opponent: p ^ f ^ (1 << x),
             };
-            self.tt.prefetch(&c);
-            children[n & 63] = MaybeUninit::new(c);
+            let slot = self.tt.bucket_start(&c);
+            self.tt.prefetch_at(slot);
+            children[n & 63] = MaybeUninit::new((c, slot));
             n += 1;
         }
         for c in &children[..n.min(64)] {
             // SAFETY: the first `n` entries were written just above.
-            let c = unsafe { c.assume_init_ref() };
-            if let Some(e) = self.tt.probe(c)
+            let (c, slot) = unsafe { c.assume_init_ref() };
+            if let Some(e) = self.tt.probe_at(*slot, c)
                 && e.solved
                 && -e.upper > alpha
             {
@@ -1391,8 +1392,9 @@ impl Searcher {
             opponent: o,
         };
         let use_tt = empties >= TT_MIN_EMPTIES;
+        let slot = if use_tt { self.tt.bucket_start(&b) } else { 0 };
         let mut tt_move = None;
-        if use_tt && let Some(e) = self.tt.probe(&b) {
+        if use_tt && let Some(e) = self.tt.probe_at(slot, &b) {
             if e.solved {
                 if e.lower > alpha {
                     return e.lower;
@@ -1486,7 +1488,7 @@ impl Searcher {
                 Bound::Upper
             };
             self.tt
-                .store(&b, best, bound, empties, Some(best_move as u8), true);
+                .store_at(slot, &b, best, bound, empties, Some(best_move as u8), true);
         }
         best
     }
