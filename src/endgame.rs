@@ -1759,7 +1759,10 @@ impl Searcher {
             return self.pvs_node(b, alpha, beta, empties, true);
         }
         let depth = if empties >= 20 { 10 } else { 6 };
-        let w = 4;
+        // Half-width of the first window: (est − 1, est + 1). Tuned on FFO #40–#49 and
+        // #20–#39 with eval v2 (w = 1, 2, 4, 8; 1 searched the fewest nodes: −3 to −6 % on
+        // #40–#47 and #20–#39, −19 % on #48–#49, against 4).
+        let w = 1;
         // The midgame search also leaves its best moves in the TT for the solve's ordering,
         // so a WLD solve (too narrow a window for aspiration) runs it too.
         let (est, _) = self.order_pvs(b.player, b.opponent, -SCORE_INF, SCORE_INF, depth, true);
