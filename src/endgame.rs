@@ -7,6 +7,7 @@
 //! search with the window (−1, 1). [`Searcher`] is the per-thread search state (node count,
 //! stop flag, deadline) and is shared with [`crate::midgame`].
 
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -14,6 +15,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::board::{Board, SCORE_INF, Score, neighbours};
+use crate::eval::evaluate;
 use crate::square::{Move, Square};
 use crate::tt::{Bound, TranspositionTable};
 
@@ -399,6 +401,36 @@ fn quadrant_of(x: u32) -> u32 {
     ((x >> 2) & 1) | ((x >> 4) & 2)
 }
 
+/// The final disc difference of `(p, o)` (empties to the winner), as [`Board::final_score`].
+#[inline]
+fn final_score(p: u64, o: u64) -> Score {
+    Board {
+        player: p,
+        opponent: o,
+    }
+    .final_score()
+}
+
+/// [`crate::midgame::leaf_eval`] of `(p, o)` given `moves`, the side to move's moves (only
+/// whether it is 0 matters): the evaluation, minus the evaluation after a pass, or the final
+/// score.
+#[inline]
+fn leaf_value(p: u64, o: u64, moves: u64) -> Score {
+    if moves != 0 {
+        evaluate(&Board {
+            player: p,
+            opponent: o,
+        })
+    } else if get_moves(o, p) != 0 {
+        -evaluate(&Board {
+            player: o,
+            opponent: p,
+        })
+    } else {
+        final_score(p, o)
+    }
+}
+
 /// Masks of the 15 a1–h8 diagonals and 15 h1–a8 anti-diagonals of length ≥ 1.
 #[cfg(test)]
 const fn diagonal_masks() -> [u64; 30] {
@@ -521,7 +553,18 @@ pub struct SolveResult {
 /// Moves with their ordering keys, each packed as `key * 64 + square` in one `i32`.
 struct MoveList {
     n: usize,
-    item: [i32; 64],
+    /// Entries `0..n` (the rest uninitialised: clearing 256 bytes per node costs more than
+    /// the list's use).
+    item: [MaybeUninit<i32>; 64],
+    /// The moves of the child after each square's move, by square: written by
+    /// [`Searcher::fastest_first`] for every square it lists (read with
+    /// [`MoveList::child_moves`]), so the child need not recompute them. Not zeroed: a
+    /// 512-byte clear per node costs more than it saves.
+    child_moves: [MaybeUninit<u64>; 64],
+    /// The discs flipped by each square's move, by square, written with `child_moves`.
+    flips: [MaybeUninit<u64>; 64],
+    /// The squares whose `child_moves` and `flips` entries were written.
+    has_child_moves: u64,
 }
 
 /// The key of the TT move: before every other key.
@@ -530,47 +573,104 @@ const FIRST_KEY: i32 = -(1 << 24);
 impl MoveList {
     #[inline]
     fn new() -> MoveList {
-        MoveList {
-            n: 0,
-            item: [0; 64],
+        // Only the two counters are written: a struct literal with uninitialised arrays
+        // still gets cleared whole (LLVM merges the stores into one 1,296-byte memset).
+        let mut l = MaybeUninit::<MoveList>::uninit();
+        let ptr = l.as_mut_ptr();
+        // SAFETY: `n` and `has_child_moves` are written; every other field is an array of
+        // `MaybeUninit`, which needs no initialisation.
+        unsafe {
+            std::ptr::addr_of_mut!((*ptr).n).write(0);
+            std::ptr::addr_of_mut!((*ptr).has_child_moves).write(0);
+            l.assume_init()
         }
     }
     /// Appends square `sq` (0–63) with `key` (|key| < 2^24).
     #[inline]
     fn push(&mut self, sq: u32, key: i32) {
-        self.item[self.n] = key * 64 + sq as i32;
+        self.item[self.n] = MaybeUninit::new(key * 64 + sq as i32);
         self.n += 1;
+    }
+    /// Packed entry `i` (`i` < `n`).
+    #[inline]
+    fn at(&self, i: usize) -> i32 {
+        assert!(i < self.n);
+        // SAFETY: entries below `n` were written by `push` (and `sort` only permutes them).
+        unsafe { self.item[i].assume_init() }
     }
     /// Square of entry `i`.
     #[inline]
     fn sq(&self, i: usize) -> u32 {
-        (self.item[i] & 63) as u32
+        (self.at(i) & 63) as u32
     }
     /// Key of entry `i`.
     #[inline]
     fn key(&self, i: usize) -> i32 {
-        self.item[i] >> 6
+        self.at(i) >> 6
+    }
+    /// The flips of the move `sq` and the moves of the child it reaches, for a square of
+    /// the list keyed by [`Searcher::fastest_first`].
+    #[inline]
+    fn child(&self, sq: u32) -> (u64, u64) {
+        assert!(self.has_child_moves & (1u64 << sq) != 0);
+        // SAFETY: the bit of `sq` in `has_child_moves` is set only after `flips[sq]` and
+        // `child_moves[sq]` were written (in `fastest_first`).
+        unsafe {
+            (
+                self.flips[sq as usize & 63].assume_init(),
+                self.child_moves[sq as usize & 63].assume_init(),
+            )
+        }
     }
     /// Adds `d` to the key of entry `i`.
     #[inline]
     fn add_key(&mut self, i: usize, d: i32) {
-        self.item[i] += d * 64;
+        self.item[i] = MaybeUninit::new(self.at(i) + d * 64);
     }
     /// The squares from entry `from` on, in list order.
     fn squares(&self, from: usize) -> Vec<u32> {
         (from..self.n).map(|i| self.sq(i)).collect()
     }
+    /// Moves the entry with the smallest packed value (key, then square) among entries
+    /// `i..n` to position `i`. For a list pushed in square order, as by
+    /// [`Searcher::fastest_first`], repeated selection gives the order of [`MoveList::sort`].
+    #[inline]
+    fn select(&mut self, i: usize) {
+        let mut best = self.at(i);
+        let mut at = i;
+        for j in i + 1..self.n {
+            let v = self.at(j);
+            if v < best {
+                best = v;
+                at = j;
+            }
+        }
+        self.item[at] = self.item[i];
+        self.item[i] = MaybeUninit::new(best);
+    }
+    /// Sorts entries `i..n` by packed value (key, then square).
+    fn sort_from(&mut self, i: usize) {
+        for k in i + 1..self.n {
+            let v = self.at(k);
+            let mut j = k;
+            while j > i && self.at(j - 1) > v {
+                self.item[j] = self.item[j - 1];
+                j -= 1;
+            }
+            self.item[j] = MaybeUninit::new(v);
+        }
+    }
     /// Insertion sort, smallest key first (stable: equal keys keep their order).
     #[inline]
     fn sort(&mut self) {
         for i in 1..self.n {
-            let k = self.item[i];
+            let k = self.at(i);
             let mut j = i;
-            while j > 0 && self.item[j - 1] >> 6 > k >> 6 {
+            while j > 0 && self.at(j - 1) >> 6 > k >> 6 {
                 self.item[j] = self.item[j - 1];
                 j -= 1;
             }
-            self.item[j] = k;
+            self.item[j] = MaybeUninit::new(k);
         }
     }
 }
@@ -809,8 +909,11 @@ impl Searcher {
     /// (`may_pass` false stops a second pass), or the final score if neither side can move.
     #[inline]
     fn nws_no_move(&mut self, p: u64, o: u64, alpha: Score, empties: u32, may_pass: bool) -> Score {
-        if may_pass && get_moves(o, p) != 0 {
-            return -self.nws_p(o, p, -alpha - 1, empties, false);
+        if may_pass {
+            let om = get_moves(o, p);
+            if om != 0 {
+                return -self.nws_m(o, p, om, -alpha - 1, empties, false);
+            }
         }
         Board {
             player: p,
@@ -840,8 +943,20 @@ impl Searcher {
         if empties <= 4 {
             return self.nws_tiny(p, o, alpha, empties);
         }
+        self.nws_shallow_m(p, o, get_moves(p, o), alpha, empties, may_pass)
+    }
+
+    /// [`Searcher::nws_shallow`] at 5–6 empties given the moves `moves` of `(p, o)`.
+    fn nws_shallow_m(
+        &mut self,
+        p: u64,
+        o: u64,
+        moves: u64,
+        alpha: Score,
+        empties: u32,
+        may_pass: bool,
+    ) -> Score {
         self.nodes += 1;
-        let moves = get_moves(p, o);
         if moves == 0 {
             return self.nws_no_move(p, o, alpha, empties, may_pass);
         }
@@ -904,7 +1019,15 @@ impl Searcher {
     /// Orders the moves of `(p, o)` fastest-first: fewest opponent replies (corners counted
     /// twice), then fewest opponent potential mobility; the TT move `tt_move` first.
     #[inline]
-    fn fastest_first(&self, list: &mut MoveList, p: u64, o: u64, moves: u64, tt_move: Option<u8>) {
+    fn fastest_first(
+        &self,
+        list: &mut MoveList,
+        p: u64,
+        o: u64,
+        moves: u64,
+        tt_move: Option<u8>,
+        prefetch: bool,
+    ) {
         list.n = 0;
         let odd = odd_quadrants(!(p | o));
         let mut m = moves;
@@ -918,6 +1041,15 @@ impl Searcher {
                 let np = o ^ f;
                 let no = p ^ f ^ (1 << x);
                 let om = get_moves(np, no);
+                list.child_moves[x as usize & 63] = MaybeUninit::new(om);
+                list.flips[x as usize & 63] = MaybeUninit::new(f);
+                list.has_child_moves |= 1u64 << x;
+                if prefetch {
+                    self.tt.prefetch(&Board {
+                        player: np,
+                        opponent: no,
+                    });
+                }
                 let pot = (neighbours(no) & !(np | no)).count_ones() as i32;
                 let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 6 * pot;
                 if (1u64 << x) & odd != 0 {
@@ -930,12 +1062,14 @@ impl Searcher {
             };
             list.push(x, key);
         }
-        list.sort();
     }
 
     /// Enhanced transposition cutoff (ETC): if the TT proves some child scores ≤ −alpha − 1
     /// for its side to move, this node fails high without a search; returns that bound.
     fn etc(&mut self, p: u64, o: u64, moves: u64, alpha: Score) -> Option<Score> {
+        // All the children's buckets are requested from memory first, then probed.
+        let mut children = [MaybeUninit::<(Board, usize)>::uninit(); 64];
+        let mut n = 0;
         let mut m = moves;
         while m != 0 {
             let x = m.trailing_zeros();
@@ -945,7 +1079,15 @@ impl Searcher {
                 player: o ^ f,
                 opponent: p ^ f ^ (1 << x),
             };
-            if let Some(e) = self.tt.probe(&c)
+            let slot = self.tt.bucket_start(&c);
+            self.tt.prefetch_at(slot);
+            children[n & 63] = MaybeUninit::new((c, slot));
+            n += 1;
+        }
+        for c in &children[..n.min(64)] {
+            // SAFETY: the first `n` entries were written just above.
+            let (c, slot) = unsafe { c.assume_init_ref() };
+            if let Some(e) = self.tt.probe_at(*slot, c)
                 && e.solved
                 && -e.upper > alpha
             {
@@ -966,7 +1108,8 @@ impl Searcher {
         tt_move: Option<u8>,
         empties: u32,
     ) {
-        self.fastest_first(list, b.player, b.opponent, moves, tt_move);
+        self.fastest_first(list, b.player, b.opponent, moves, tt_move, false);
+        list.sort();
         let depth = order_depth(empties);
         let w = 128;
         for i in 0..list.n {
@@ -975,10 +1118,236 @@ impl Searcher {
             }
             let x = list.sq(i);
             let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
-            let (v, _) = self.mid_pvs(&c, -SCORE_INF, SCORE_INF, depth, true);
+            let (v, _) = self.order_pvs(c.player, c.opponent, -SCORE_INF, SCORE_INF, depth, true);
             list.add_key(i, w * v);
         }
         list.sort();
+    }
+
+    /// The shallow midgame search of [`Searcher::search_order`]: the same fail-soft PVS as
+    /// [`Searcher::mid_pvs`] of `(p, o)` to `depth` ≥ 1 plies with the window (alpha, beta)
+    /// (same scores, best moves, node counts and TT entries), without its per-node
+    /// allocations: moves are ordered in a [`MoveList`] (TT move first, then by the child's
+    /// evaluation at depth ≥ 3, else by the opponent's mobility; ties in square order, as the
+    /// stable sort of [`Searcher::mid_order`]), and depth-1 nodes go to [`Searcher::order_d1`].
+    /// Returns the score and the best move square (64 if none).
+    fn order_pvs(
+        &mut self,
+        p: u64,
+        o: u64,
+        mut alpha: Score,
+        beta: Score,
+        depth: i32,
+        may_pass: bool,
+    ) -> (Score, u32) {
+        if depth <= 1 {
+            return self.order_d1(p, o, get_moves(p, o), alpha, beta, may_pass);
+        }
+        self.nodes += 1;
+        if self.check_stop() {
+            return (0, 64);
+        }
+        let moves = get_moves(p, o);
+        if moves == 0 {
+            if may_pass && get_moves(o, p) != 0 {
+                let (v, _) = self.order_pvs(o, p, -beta, -alpha, depth, false);
+                return (-v, 64);
+            }
+            return (final_score(p, o), 64);
+        }
+        let b = Board {
+            player: p,
+            opponent: o,
+        };
+        let tt_move = match self.tt.probe(&b) {
+            Some(e) => {
+                if (e.solved || e.depth >= depth as u32)
+                    && match e.bound {
+                        Bound::Exact => true,
+                        Bound::Lower => e.score >= beta,
+                        Bound::Upper => e.score <= alpha,
+                    }
+                {
+                    return (e.score, e.best.map_or(64, |m| m as u32));
+                }
+                e.best.filter(|&m| moves & (1u64 << m) != 0)
+            }
+            None => None,
+        };
+        let alpha0 = alpha;
+        // Ordering; at depth 2 the children's moves are kept for their depth-1 searches.
+        let mut list = MoveList::new();
+        let mut child_moves = [0u64; 64];
+        let mut m = moves;
+        while m != 0 {
+            let x = m.trailing_zeros();
+            m &= m - 1;
+            let key = if tt_move == Some(x as u8) {
+                FIRST_KEY
+            } else {
+                let f = flips(p, o, x);
+                let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
+                if depth >= 3 {
+                    leaf_value(cp, co, get_moves(cp, co))
+                } else {
+                    let cm = get_moves(cp, co);
+                    child_moves[x as usize] = cm;
+                    cm.count_ones() as i32
+                }
+            };
+            list.push(x, key);
+        }
+        list.sort();
+        let mut best = -SCORE_INF;
+        let mut best_move = list.sq(0);
+        for i in 0..list.n {
+            let x = list.sq(i);
+            let f = flips(p, o, x);
+            let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
+            let v = if depth == 2 {
+                let cm = if list.key(i) == FIRST_KEY {
+                    get_moves(cp, co)
+                } else {
+                    child_moves[x as usize]
+                };
+                if i == 0 {
+                    -self.order_d1(cp, co, cm, -beta, -alpha, true).0
+                } else {
+                    let mut v = -self.order_d1(cp, co, cm, -alpha - 1, -alpha, true).0;
+                    if v > alpha && v < beta && !self.stopped {
+                        v = -self.order_d1(cp, co, cm, -beta, -v, true).0;
+                    }
+                    v
+                }
+            } else if i == 0 {
+                -self.order_pvs(cp, co, -beta, -alpha, depth - 1, true).0
+            } else {
+                let mut v = -self
+                    .order_pvs(cp, co, -alpha - 1, -alpha, depth - 1, true)
+                    .0;
+                if v > alpha && v < beta && !self.stopped {
+                    v = -self.order_pvs(cp, co, -beta, -v, depth - 1, true).0;
+                }
+                v
+            };
+            if self.stopped {
+                return (0, 64);
+            }
+            if v > best {
+                best = v;
+                best_move = x;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = Bound::from_window(best, alpha0, beta);
+        self.tt
+            .store(&b, best, bound, depth as u32, Some(best_move as u8), false);
+        (best, best_move)
+    }
+
+    /// [`Searcher::order_pvs`] at depth 1, given the moves `moves` of `(p, o)`: the children
+    /// are leaves, each evaluated once (a PVS re-search of a leaf counts its node again, as
+    /// in [`Searcher::mid_pvs`], but reuses the value).
+    fn order_d1(
+        &mut self,
+        p: u64,
+        o: u64,
+        moves: u64,
+        mut alpha: Score,
+        beta: Score,
+        may_pass: bool,
+    ) -> (Score, u32) {
+        self.nodes += 1;
+        if self.check_stop() {
+            return (0, 64);
+        }
+        if moves == 0 {
+            let om = get_moves(o, p);
+            if may_pass && om != 0 {
+                let (v, _) = self.order_d1(o, p, om, -beta, -alpha, false);
+                return (-v, 64);
+            }
+            return (final_score(p, o), 64);
+        }
+        let b = Board {
+            player: p,
+            opponent: o,
+        };
+        let tt_move = match self.tt.probe(&b) {
+            Some(e) => {
+                // Every stored entry has depth ≥ 1.
+                if match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.score >= beta,
+                    Bound::Upper => e.score <= alpha,
+                } {
+                    return (e.score, e.best.map_or(64, |m| m as u32));
+                }
+                e.best.filter(|&m| moves & (1u64 << m) != 0)
+            }
+            None => None,
+        };
+        let alpha0 = alpha;
+        let mut list = MoveList::new();
+        let mut m = moves;
+        while m != 0 {
+            let x = m.trailing_zeros();
+            m &= m - 1;
+            let key = if tt_move == Some(x as u8) {
+                FIRST_KEY
+            } else {
+                let f = flips(p, o, x);
+                get_moves(o ^ f, p ^ f ^ (1 << x)).count_ones() as i32
+            };
+            list.push(x, key);
+        }
+        list.sort();
+        let mut best = -SCORE_INF;
+        let mut best_move = list.sq(0);
+        for i in 0..list.n {
+            let x = list.sq(i);
+            let f = flips(p, o, x);
+            let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
+            self.nodes += 1;
+            if self.check_stop() {
+                return (0, 64);
+            }
+            let key = list.key(i);
+            let cm = if key == FIRST_KEY {
+                get_moves(cp, co)
+            } else if key == 0 {
+                0
+            } else {
+                1
+            };
+            let v = -leaf_value(cp, co, cm);
+            if i > 0 && v > alpha && v < beta {
+                // The PVS re-search of the leaf.
+                self.nodes += 1;
+                if self.check_stop() {
+                    return (0, 64);
+                }
+            }
+            if v > best {
+                best = v;
+                best_move = x;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = Bound::from_window(best, alpha0, beta);
+        self.tt
+            .store(&b, best, bound, 1, Some(best_move as u8), false);
+        (best, best_move)
     }
 
     /// Exact null-window search: is the score of `b` (with `empties` empties) above `alpha`?
@@ -988,14 +1357,30 @@ impl Searcher {
     }
 
     fn nws_p(&mut self, p: u64, o: u64, alpha: Score, empties: u32, may_pass: bool) -> Score {
+        if empties <= 4 {
+            return self.nws_tiny(p, o, alpha, empties);
+        }
+        self.nws_m(p, o, get_moves(p, o), alpha, empties, may_pass)
+    }
+
+    /// [`Searcher::nws_p`] at ≥ 5 empties given the moves `moves` of `(p, o)` (often known
+    /// from the parent's fastest-first ordering).
+    fn nws_m(
+        &mut self,
+        p: u64,
+        o: u64,
+        moves: u64,
+        alpha: Score,
+        empties: u32,
+        may_pass: bool,
+    ) -> Score {
         if empties < FASTEST_FIRST_EMPTIES {
-            return self.nws_shallow(p, o, alpha, empties, may_pass);
+            return self.nws_shallow_m(p, o, moves, alpha, empties, may_pass);
         }
         self.nodes += 1;
         if self.check_stop() {
             return 0;
         }
-        let moves = get_moves(p, o);
         if moves == 0 {
             return self.nws_no_move(p, o, alpha, empties, may_pass);
         }
@@ -1007,8 +1392,9 @@ impl Searcher {
             opponent: o,
         };
         let use_tt = empties >= TT_MIN_EMPTIES;
+        let slot = if use_tt { self.tt.bucket_start(&b) } else { 0 };
         let mut tt_move = None;
-        if use_tt && let Some(e) = self.tt.probe(&b) {
+        if use_tt && let Some(e) = self.tt.probe_at(slot, &b) {
             if e.solved {
                 if e.lower > alpha {
                     return e.lower;
@@ -1050,15 +1436,28 @@ impl Searcher {
             }
         } else {
             let mut list = MoveList::new();
-            if empties >= SEARCH_ORDER_EMPTIES {
-                self.search_order(&mut list, &b, rest, None, empties);
+            // A fastest-first list is not sorted: each next move is selected when needed
+            // (most nodes search one or two moves; the selection has no data-dependent
+            // branches, unlike an insertion sort).
+            let select = empties < SEARCH_ORDER_EMPTIES;
+            if select {
+                // Children probe the TT from TT_MIN_EMPTIES; from ETC_EMPTIES the ETC has
+                // already brought their buckets into the cache.
+                let prefetch = empties > TT_MIN_EMPTIES && empties < ETC_EMPTIES;
+                self.fastest_first(&mut list, p, o, rest, None, prefetch);
             } else {
-                self.fastest_first(&mut list, p, o, rest, None);
+                self.search_order(&mut list, &b, rest, None, empties);
             }
             // YBWC: split once one move (the TT move, else the first listed) has been searched.
             let split_at = if rest == moves { 1 } else { 0 };
             for i in 0..list.n {
+                if select {
+                    list.select(i);
+                }
                 if i == split_at && self.split && empties >= SPLIT_EMPTIES {
+                    if select {
+                        list.sort_from(i);
+                    }
                     if let Some((v, x)) = self.nws_split(p, o, alpha, empties, &list.squares(i))
                         && v > best
                     {
@@ -1068,8 +1467,8 @@ impl Searcher {
                     break;
                 }
                 let x = list.sq(i);
-                let f = flips(p, o, x);
-                let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+                let (f, cm) = list.child(x);
+                let v = -self.nws_m(o ^ f, p ^ f ^ (1 << x), cm, -alpha - 1, empties - 1, true);
                 if v > best {
                     best = v;
                     best_move = x;
@@ -1089,7 +1488,7 @@ impl Searcher {
                 Bound::Upper
             };
             self.tt
-                .store(&b, best, bound, empties, Some(best_move as u8), true);
+                .store_at(slot, &b, best, bound, empties, Some(best_move as u8), true);
         }
         best
     }
@@ -1217,7 +1616,8 @@ impl Searcher {
         if empties >= SEARCH_ORDER_EMPTIES {
             self.search_order(&mut list, b, moves, tt_move, empties);
         } else {
-            self.fastest_first(&mut list, p, o, moves, tt_move);
+            self.fastest_first(&mut list, p, o, moves, tt_move, false);
+            list.sort();
         }
         let Some((best, best_move)) = self.pvs_moves(
             b,
@@ -1359,10 +1759,13 @@ impl Searcher {
             return self.pvs_node(b, alpha, beta, empties, true);
         }
         let depth = if empties >= 20 { 10 } else { 6 };
-        let w = 4;
+        // Half-width of the first window: (est − 1, est + 1). Tuned on FFO #40–#49 and
+        // #20–#39 with eval v2 (w = 1, 2, 4, 8; 1 searched the fewest nodes: −3 to −6 % on
+        // #40–#47 and #20–#39, −19 % on #48–#49, against 4).
+        let w = 1;
         // The midgame search also leaves its best moves in the TT for the solve's ordering,
         // so a WLD solve (too narrow a window for aspiration) runs it too.
-        let (est, _) = self.mid_pvs(b, -SCORE_INF, SCORE_INF, depth, true);
+        let (est, _) = self.order_pvs(b.player, b.opponent, -SCORE_INF, SCORE_INF, depth, true);
         if beta - alpha <= 2 {
             return self.pvs_node(b, alpha, beta, empties, true);
         }

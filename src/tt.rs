@@ -271,10 +271,50 @@ impl TranspositionTable {
         (b.hash() as usize & self.bucket_mask) * BUCKET_SLOTS
     }
 
+    /// Starts loading the bucket of `b` into the cache, so that a probe or store of `b` a
+    /// little later does not wait for memory. A hint only: no effect on any result.
+    #[inline(always)]
+    pub fn prefetch(&self, b: &Board) {
+        self.prefetch_at(self.bucket(b));
+    }
+
+    /// The index of the first slot of the bucket of `b`, for [`TranspositionTable::probe_at`],
+    /// [`TranspositionTable::store_at`] and [`TranspositionTable::prefetch_at`]: a search that
+    /// probes and stores one position hashes it once.
+    #[inline]
+    pub fn bucket_start(&self, b: &Board) -> usize {
+        self.bucket(b)
+    }
+
+    /// [`TranspositionTable::prefetch`] of the bucket starting at slot `start` (from
+    /// [`TranspositionTable::bucket_start`]).
+    #[inline(always)]
+    pub fn prefetch_at(&self, start: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let start = self.slots.as_ptr().wrapping_add(start) as *const i8;
+            // A bucket is 96 bytes: its first and last bytes cover the two cache lines it
+            // spans. SAFETY: a prefetch never faults and reads nothing into the program.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(start);
+                _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(SLOT_BYTES * BUCKET_SLOTS - 1));
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = start;
+    }
+
     /// The entry stored for exactly this position, if any.
     #[inline]
     pub fn probe(&self, b: &Board) -> Option<TtEntry> {
-        let start = self.bucket(b);
+        self.probe_at(self.bucket(b), b)
+    }
+
+    /// [`TranspositionTable::probe`] given `start`, the [`TranspositionTable::bucket_start`]
+    /// of `b` (another value only misses; one past the table panics).
+    #[inline]
+    pub fn probe_at(&self, start: usize, b: &Board) -> Option<TtEntry> {
         for s in &self.slots[start..start + BUCKET_SLOTS] {
             let d = s.data.load(Ordering::Relaxed);
             if d != 0
@@ -301,10 +341,26 @@ impl TranspositionTable {
         best: Option<u8>,
         solved: bool,
     ) {
+        self.store_at(self.bucket(b), b, score, bound, depth, best, solved);
+    }
+
+    /// [`TranspositionTable::store`] given `start`, the [`TranspositionTable::bucket_start`]
+    /// of `b` (another value stores where probes of `b` do not look).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn store_at(
+        &self,
+        start: usize,
+        b: &Board,
+        score: Score,
+        bound: Bound,
+        depth: u32,
+        best: Option<u8>,
+        solved: bool,
+    ) {
         let generation = self.generation.load(Ordering::Relaxed);
         let (lower, upper) = interval(score, bound);
         let data = pack(lower, upper, depth, best, solved, generation);
-        let start = self.bucket(b);
         let bucket = &self.slots[start..start + BUCKET_SLOTS];
         let mut victim = 0;
         let mut victim_prio = i32::MAX;
