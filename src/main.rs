@@ -203,6 +203,14 @@ struct TrainArgs {
     /// Random plies played (and solved) from every solved WTHOR position (default 0 = off).
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=8))]
     deviation_plies: Option<u32>,
+    /// Search-leaf samples: walks from training positions down to 3-8 empties, solved
+    /// (default 1500000, or 5000 with --quick; 0 = none).
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
+    leaf_samples: Option<u64>,
+    /// Evaluation whose greedy moves the search-leaf walks follow: classic, trained (the
+    /// built-in weights; default) or a weights file.
+    #[arg(long, value_name = "EVAL")]
+    leaf_eval: Option<String>,
     /// Conjugate-gradient iterations per phase (default 60, or 30 with --quick).
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=10000))]
     iterations: Option<u64>,
@@ -456,6 +464,12 @@ fn run_train(args: TrainArgs) -> Result<ExitCode> {
     }
     if let Some(d) = args.deviation_plies {
         opts.deviation_plies = d;
+    }
+    if let Some(n) = args.leaf_samples {
+        opts.leaf_samples = n as usize;
+    }
+    if let Some(e) = args.leaf_eval {
+        opts.leaf_eval = e;
     }
     if args.wthor_games.is_some() {
         opts.wthor_games = args.wthor_games;

@@ -218,6 +218,8 @@ fn tiny_training_is_deterministic_and_loadable() {
                 "8",
                 "--deviation-plies",
                 "1",
+                "--leaf-samples",
+                "300",
                 "--jobs",
                 jobs,
                 "--out",
@@ -229,6 +231,7 @@ fn tiny_training_is_deterministic_and_loadable() {
         assert!(stdout.contains("wthor: "), "{stdout}");
         assert!(stdout.contains("300 used"), "{stdout}");
         assert!(stdout.contains("self-play: 8 games"), "{stdout}");
+        assert!(stdout.contains("search leaves: "), "{stdout}");
         // One row per phase.
         assert_eq!(
             stdout
@@ -247,4 +250,114 @@ fn tiny_training_is_deterministic_and_loadable() {
         "same seed, different thread counts: same weights"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Plain negamax to the end of the game (passes included): the exact final disc difference.
+fn exact(b: &Board) -> i32 {
+    if b.is_game_over() {
+        return b.final_score();
+    }
+    let moves: Vec<_> = b.legal_moves().collect();
+    if moves.is_empty() {
+        return -exact(&b.pass());
+    }
+    moves
+        .iter()
+        .map(|&m| -exact(&b.make_move(m)))
+        .max()
+        .unwrap()
+}
+
+/// Search-leaf samples sit at 3-8 empties, carry the exact score of their own position
+/// (checked by plain negamax), keep their root's game number, and do not depend on the call.
+#[test]
+fn leaf_samples_are_exactly_labelled_low_empties_positions() {
+    let roots: Vec<flank::train::Sample> = positions(4000)
+        .into_iter()
+        .filter(|b| (9..=22).contains(&b.empties()) && b.has_moves())
+        .enumerate()
+        .map(|(i, board)| flank::train::Sample {
+            board,
+            label: 0,
+            game: 1000 + i as u32,
+        })
+        .collect();
+    assert!(roots.len() > 100);
+    let mut opts = flank::train::TrainOptions::quick("unused".into(), "unused".into());
+    opts.leaf_samples = 300;
+    let policy = Evaluator::Classic;
+    let leaves = flank::train::leaf_samples(&roots, &opts, &policy);
+    // A walk may end in a finished game or a position to pass: those are skipped.
+    assert!(leaves.len() > 250, "{}", leaves.len());
+    let games: std::collections::HashSet<u32> = roots.iter().map(|s| s.game).collect();
+    for s in &leaves {
+        assert!((3..=8).contains(&s.board.empties()));
+        assert!(s.board.has_moves());
+        assert!(games.contains(&s.game));
+        assert_eq!(s.label as i32, exact(&s.board), "{:?}", s.board);
+    }
+    let again = flank::train::leaf_samples(&roots, &opts, &policy);
+    assert_eq!(leaves.len(), again.len());
+    assert!(
+        leaves
+            .iter()
+            .zip(&again)
+            .all(|(a, b)| a.board == b.board && a.label == b.label && a.game == b.game)
+    );
+    opts.seed = 2;
+    let other = flank::train::leaf_samples(&roots, &opts, &policy);
+    assert!(leaves.iter().zip(&other).any(|(a, b)| a.board != b.board));
+}
+
+/// A WTHOR game through a test position is left out of training, in any symmetry.
+#[test]
+fn games_through_test_positions_are_left_out() {
+    let dir = match flank::data::data_file("games/wthor/WTH_2020.wtb") {
+        Ok(p) => p.parent().unwrap().to_path_buf(),
+        Err(e) => {
+            assert!(
+                std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
+                "WTHOR is required (FLANK_REQUIRE_DATA=1): {e}"
+            );
+            eprintln!("SKIPPED: {e} (set FLANK_DATA)");
+            return;
+        }
+    };
+    let dir = dir.as_path();
+    let none = std::collections::HashSet::new();
+    let (all, stats) = flank::train::load_wthor(dir, Some(40), 6, 0, &none).unwrap();
+    assert_eq!(stats.test_games, 0);
+    // A position of game 3 at 20 empties, mirrored, written as an OBF test file.
+    let b = all
+        .iter()
+        .find(|s| s.game == 3 && s.board.empties() == 20)
+        .unwrap()
+        .board
+        .transform(Symmetry::ALL[5]);
+    let cells: String = (0..64)
+        .map(|i| match (b.player >> i & 1, b.opponent >> i & 1) {
+            (1, _) => 'X',
+            (_, 1) => 'O',
+            _ => '-',
+        })
+        .collect();
+    let path = std::env::temp_dir().join(format!("flank-test-pos-{}.obf", std::process::id()));
+    std::fs::write(&path, format!("{cells} X;\n")).unwrap();
+    let test = flank::train::load_test_positions(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(test.contains(&(b.player, b.opponent)));
+    let (kept, stats) = flank::train::load_wthor(dir, Some(40), 6, 0, &test).unwrap();
+    assert_eq!(stats.test_games, 1);
+    assert!(kept.iter().all(|s| s.game != 3));
+    assert_eq!(
+        kept.len(),
+        all.iter().filter(|s| s.game != 3).count(),
+        "only game 3 is left out"
+    );
+    // A missing test file leaves out nothing.
+    assert!(
+        flank::train::load_test_positions(std::path::Path::new("/nonexistent/x.obf"))
+            .unwrap()
+            .is_empty()
+    );
 }
