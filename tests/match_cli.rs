@@ -213,9 +213,11 @@ fn illegal_moves_wrong_passes_time_losses_and_protocol_errors() {
             "illegal",
             "black illegal move 'whatever'",
         ),
+        // 1 s each: enough for flank's moves even on a loaded machine (0.3 s once flagged
+        // flank first under load), far too little for the engine that sleeps 3 s.
         (
-            "sleep 2; printf \"= pass\\n\\n\"",
-            "0.3",
+            "sleep 3; printf \"= pass\\n\\n\"",
+            "1",
             "time",
             "black lost on time",
         ),
