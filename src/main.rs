@@ -51,8 +51,9 @@ enum Command {
     Solve(SolveArgs),
     /// Count the leaves of the game tree from the start position.
     Perft(PerftArgs),
-    /// Train the pattern evaluation from WTHOR games ($FLANK_DATA/games/wthor) and self-play
-    /// games, and write the weights file.
+    /// Train the pattern evaluation from WTHOR games ($FLANK_DATA/games/wthor), self-play
+    /// games and search-leaf walks, and write the weights file. WTHOR games through a
+    /// position of $FLANK_DATA/endgame/hard-20.obf (the evaluation's test set) are left out.
     Train(TrainArgs),
     /// Search a fixed set of positions on one thread and print the node total (the search
     /// fingerprint) and nodes/s.
@@ -183,7 +184,7 @@ struct TrainArgs {
     /// required with --quick, so that a test run never overwrites them).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Seed of the validation split, openings and random moves.
+    /// Seed of the validation split, openings, random moves and search-leaf walks.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     seed: u64,
     /// Self-play games (default: 4000, or 100 with --quick).
@@ -208,7 +209,7 @@ struct TrainArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
     leaf_samples: Option<u64>,
     /// Evaluation whose greedy moves the search-leaf walks follow: classic, trained (the
-    /// built-in weights; default) or a weights file.
+    /// built-in weights; default) or a weights file. Not used when --samples reads a cache.
     #[arg(long, value_name = "EVAL")]
     leaf_eval: Option<String>,
     /// Conjugate-gradient iterations per phase (default 60, or 30 with --quick).
@@ -479,11 +480,29 @@ fn run_train(args: TrainArgs) -> Result<ExitCode> {
         .build()
         .context("cannot start worker threads")?;
     pool.install(|| {
-        let mut out = io::stdout();
-        flank::train::run_train(&opts, &mut out)?;
-        out.flush().context("cannot write the report")
+        // The product is the weights file: a reader that stops reading the report (`flank
+        // train | head`) must not stop the training, so report write errors are ignored.
+        let mut out = ReportSink(io::stdout(), true);
+        flank::train::run_train(&opts, &mut out).map(|_| ())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A writer that passes bytes on until the first write error and then drops the rest
+/// silently (the `flank train` report).
+struct ReportSink<W: Write>(W, bool);
+
+impl<W: Write> Write for ReportSink<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.1 && self.0.write_all(buf).and_then(|_| self.0.flush()).is_err() {
+            self.1 = false;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 fn run_gtp(args: GtpArgs) -> Result<ExitCode> {

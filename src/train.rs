@@ -29,7 +29,10 @@
 //!    7 symmetric images are the same multiset. A held-out validation split (by game) is
 //!    evaluated per phase with the quantised weights exactly as the search sees them.
 //!
-//! Everything is deterministic from [`TrainOptions::seed`].
+//! Everything is deterministic from [`TrainOptions::seed`] and the binary: the search-leaf
+//! walks follow [`TrainOptions::leaf_eval`] (the built-in weights by default), and the exact
+//! solver's choice between equally good self-play moves may change with the solver's move
+//! ordering, so a newer binary retrains weights of the same quality, not the same bytes.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -814,7 +817,7 @@ fn is_validation(opts: &TrainOptions, game: u32) -> bool {
 }
 
 /// Fits the weights to `samples`; returns the compact quantised weights (`phase *
-/// compact_len + id`) and the per-phase report. Phases are fitted from the middle (phase 7)
+/// compact_len + id`) and the per-phase report. Phases are fitted from the middle phase
 /// outwards, each regularised towards the previous one's weights.
 pub fn fit(samples: &[Sample], opts: &TrainOptions) -> (Vec<i16>, Vec<PhaseReport>) {
     let n = LAYOUT.compact_len;
@@ -1010,13 +1013,18 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
         Some(path) if path.exists() => Some(read_samples(path)?),
         _ => None,
     };
-    let leaf_policy = Evaluator::from_spec(&opts.leaf_eval)
-        .with_context(|| format!("--leaf-eval {}", opts.leaf_eval))?;
+    let leaf_policy = match cached {
+        Some(_) => None,
+        None => Some(
+            Evaluator::from_spec(&opts.leaf_eval)
+                .with_context(|| format!("--leaf-eval {}", opts.leaf_eval))?,
+        ),
+    };
     let (samples, wthor, selfplay_positions) = match cached {
         Some((samples, wthor_positions)) => {
             writeln!(
                 out,
-                "samples: {} labelled positions read from {} ({} from WTHOR; the labelling options do not apply)",
+                "samples: {} labelled positions read from {} ({} from WTHOR, the rest self-play and search leaves; the labelling options, --wthor-*, --games, --solve-empties, --deviation-plies, --leaf-*, and the test set, do not apply: the cache holds what the run that wrote it used)",
                 samples.len(),
                 opts.samples_cache
                     .as_deref()
@@ -1033,7 +1041,17 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
         }
         None => {
             let test = match &opts.test_positions {
-                Some(path) => load_test_positions(path)?,
+                Some(path) => {
+                    let set = load_test_positions(path)?;
+                    if !path.exists() {
+                        writeln!(
+                            out,
+                            "test set {} not found: no WTHOR game is left out",
+                            path.display()
+                        )?;
+                    }
+                    set
+                }
                 None => HashSet::new(),
             };
             let (mut samples, wthor) = load_wthor(
@@ -1045,7 +1063,7 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
             )?;
             writeln!(
                 out,
-                "wthor: {} files, {} games, {} used, {} dropped, {} left out (they pass through a test position), {} with final = theoretical score, {} positions",
+                "wthor: {} files, {} games, {} used, {} dropped, {} of them left out (they pass through a test position), {} with final = theoretical score, {} positions",
                 wthor.files,
                 wthor.games,
                 wthor.used,
@@ -1066,16 +1084,29 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
             )?;
             let selfplay_positions = sp.len();
             samples.extend(sp);
-            let leaves = leaf_samples(&samples, opts, &leaf_policy);
-            writeln!(
-                out,
-                "search leaves: {} positions at {}-{} empties, solved ({} s so far)",
-                leaves.len(),
-                LEAF_EMPTIES.0,
-                LEAF_EMPTIES.1,
-                start.elapsed().as_secs()
-            )?;
-            samples.extend(leaves);
+            if opts.leaf_samples == 0 {
+                writeln!(out, "search leaves: off (--leaf-samples 0)")?;
+            } else if let Some(policy) = &leaf_policy {
+                let leaves = leaf_samples(&samples, opts, policy);
+                writeln!(
+                    out,
+                    "search leaves: {} of {} walks kept (a walk that ends in a pass or a finished game is dropped), {}-{} empties, greedy by the {} evaluation, solved ({} s so far)",
+                    leaves.len(),
+                    opts.leaf_samples,
+                    LEAF_EMPTIES.0,
+                    LEAF_EMPTIES.1,
+                    if opts.leaf_eval == "classic" || opts.leaf_eval == "trained" {
+                        opts.leaf_eval.clone()
+                    } else {
+                        format!("{} ({})", policy.name(), opts.leaf_eval)
+                    },
+                    start.elapsed().as_secs()
+                )?;
+                samples.extend(leaves);
+            }
+            if samples.iter().all(|s| is_validation(opts, s.game)) {
+                bail!("no training samples (no WTHOR games and no self-play games were used)");
+            }
             if let Some(path) = &opts.samples_cache {
                 write_samples(path, &samples, wthor.positions)?;
             }

@@ -361,3 +361,64 @@ fn games_through_test_positions_are_left_out() {
             .is_empty()
     );
 }
+
+/// The weights file is the product of `flank train`: a reader that stops reading the report
+/// (`flank train | head -1`) does not stop the training; and a run that fails writes no
+/// samples cache that a later run would pick up.
+#[test]
+fn train_survives_a_closed_report_and_writes_nothing_on_failure() {
+    let root = std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".into());
+    let wthor = std::path::PathBuf::from(root).join("games/wthor");
+    if !wthor.join("WTH_2020.wtb").is_file() {
+        assert!(
+            std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
+            "{} is required (FLANK_REQUIRE_DATA=1)",
+            wthor.display()
+        );
+        eprintln!("SKIPPED: {} not found (set FLANK_DATA)", wthor.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("flank-train-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("w.bin");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_flank"))
+        .args(["train", "--quick", "--wthor-games", "200", "--games", "4"])
+        .args(["--leaf-samples", "200", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let done = child.wait_with_output().unwrap();
+    assert_eq!(
+        done.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let bytes = std::fs::read(&out).expect("weights written although the report was cut");
+    assert!(flank::weights::evaluator_from_bytes(&bytes).is_ok());
+
+    let cache = dir.join("cache.bin");
+    let (code, _, err) = flank(
+        &[
+            "train",
+            "--quick",
+            "--wthor-games",
+            "0",
+            "--games",
+            "0",
+            "--out",
+            &dir.join("none.bin").to_string_lossy(),
+            "--samples",
+            &cache.to_string_lossy(),
+        ],
+        "",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no training samples"), "{err}");
+    assert!(!cache.exists(), "a failed run wrote the samples cache");
+    assert!(!dir.join("none.bin").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
