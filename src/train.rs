@@ -181,6 +181,14 @@ fn bar(len: u64, what: &str) -> ProgressBar {
     pb
 }
 
+/// The engine of one labelling worker: 1 thread, an 8 MiB TT.
+fn worker_engine() -> Engine {
+    Engine::new(EngineConfig {
+        hash_mb: 8,
+        threads: 1,
+    })
+}
+
 fn splitmix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -299,29 +307,21 @@ pub fn load_wthor(
     let per_game: Vec<GameLabels> = games
         .par_iter()
         .enumerate()
-        .map_init(
-            || {
-                Engine::new(EngineConfig {
-                    hash_mb: 8,
-                    threads: 1,
+        .map_init(worker_engine, |engine, (gi, g)| {
+            pb.inc(1);
+            if !test.is_empty()
+                && replay_wthor(&g.moves).is_some_and(|(ps, _)| {
+                    ps.iter()
+                        .any(|p| test.contains(&(p.board.player, p.board.opponent)))
                 })
-            },
-            |engine, (gi, g)| {
-                pb.inc(1);
-                if !test.is_empty()
-                    && replay_wthor(&g.moves).is_some_and(|(ps, _)| {
-                        ps.iter()
-                            .any(|p| test.contains(&(p.board.player, p.board.opponent)))
-                    })
-                {
-                    return GameLabels::Test;
-                }
-                match label_wthor_game(engine, g, gi as u32, solve_empties, deviation_plies) {
-                    Some((s, tail)) => GameLabels::Used(s, tail),
-                    None => GameLabels::Bad,
-                }
-            },
-        )
+            {
+                return GameLabels::Test;
+            }
+            match label_wthor_game(engine, g, gi as u32, solve_empties, deviation_plies) {
+                Some((s, tail)) => GameLabels::Used(s, tail),
+                None => GameLabels::Bad,
+            }
+        })
         .collect();
     pb.finish_and_clear();
     let mut samples = Vec::new();
@@ -493,63 +493,55 @@ pub fn leaf_samples(samples: &[Sample], opts: &TrainOptions, policy: &Evaluator)
     let pb = bar(opts.leaf_samples as u64, "leaves");
     let out: Vec<Option<Sample>> = (0..opts.leaf_samples)
         .into_par_iter()
-        .map_init(
-            || {
-                Engine::new(EngineConfig {
-                    hash_mb: 8,
-                    threads: 1,
-                })
-            },
-            |engine, i| {
-                if i % 4096 == 0 {
-                    pb.inc(4096.min((opts.leaf_samples - i) as u64));
-                }
-                let mut rng = splitmix(splitmix(opts.seed ^ 0x1EAF_5A3B_7E11_D00D) ^ i as u64);
-                let root = roots[(rng % roots.len() as u64) as usize];
-                rng = splitmix(rng);
-                let span = (LEAF_EMPTIES.1 - LEAF_EMPTIES.0 + 1) as u64;
-                let target = LEAF_EMPTIES.0 + (rng % span) as u32;
-                let uniform = (rng >> 32) & 1 == 0;
-                let mut b = root.board;
-                while b.empties() > target && !b.is_game_over() {
-                    if !b.has_moves() {
-                        b = b.pass();
-                        continue;
-                    }
-                    rng = splitmix(rng);
-                    let moves = b.moves();
-                    let x = if uniform || rng.is_multiple_of(4) {
-                        nth_square(moves, ((rng >> 8) % moves.count_ones() as u64) as u32)
-                    } else {
-                        // Greedy: the child worst for the opponent, keys with 0-3 discs of noise.
-                        let mut best = (i32::MAX, 0);
-                        let mut m = moves;
-                        let mut noise = rng >> 8;
-                        while m != 0 {
-                            let x = m.trailing_zeros();
-                            m &= m - 1;
-                            let key = policy.evaluate(&b.make_move(Square::from_index(x as u8)))
-                                + (noise & 3) as i32;
-                            noise >>= 2;
-                            if key < best.0 {
-                                best = (key, x);
-                            }
-                        }
-                        best.1
-                    };
-                    b = b.make_move(Square::from_index(x as u8));
-                }
+        .map_init(worker_engine, |engine, i| {
+            if i % 4096 == 0 {
+                pb.inc(4096.min((opts.leaf_samples - i) as u64));
+            }
+            let mut rng = splitmix(splitmix(opts.seed ^ 0x1EAF_5A3B_7E11_D00D) ^ i as u64);
+            let root = roots[(rng % roots.len() as u64) as usize];
+            rng = splitmix(rng);
+            let span = (LEAF_EMPTIES.1 - LEAF_EMPTIES.0 + 1) as u64;
+            let target = LEAF_EMPTIES.0 + (rng % span) as u32;
+            let uniform = (rng >> 32) & 1 == 0;
+            let mut b = root.board;
+            while b.empties() > target && !b.is_game_over() {
                 if !b.has_moves() {
-                    return None;
+                    b = b.pass();
+                    continue;
                 }
-                let r = engine.search(&b, &exact, &mut |_| {});
-                Some(Sample {
-                    board: b,
-                    label: r.score as i8,
-                    game: root.game,
-                })
-            },
-        )
+                rng = splitmix(rng);
+                let moves = b.moves();
+                let x = if uniform || rng.is_multiple_of(4) {
+                    nth_square(moves, ((rng >> 8) % moves.count_ones() as u64) as u32)
+                } else {
+                    // Greedy: the child worst for the opponent, keys with 0-3 discs of noise.
+                    let mut best = (i32::MAX, 0);
+                    let mut m = moves;
+                    let mut noise = rng >> 8;
+                    while m != 0 {
+                        let x = m.trailing_zeros();
+                        m &= m - 1;
+                        let key = policy.evaluate(&b.make_move(Square::from_index(x as u8)))
+                            + (noise & 3) as i32;
+                        noise >>= 2;
+                        if key < best.0 {
+                            best = (key, x);
+                        }
+                    }
+                    best.1
+                };
+                b = b.make_move(Square::from_index(x as u8));
+            }
+            if !b.has_moves() {
+                return None;
+            }
+            let r = engine.search(&b, &exact, &mut |_| {});
+            Some(Sample {
+                board: b,
+                label: r.score as i8,
+                game: root.game,
+            })
+        })
         .collect();
     pb.finish_and_clear();
     out.into_iter().flatten().collect()
@@ -676,19 +668,11 @@ pub fn selfplay(opts: &TrainOptions, first_game: u32) -> Result<Vec<Sample>> {
     let pb = bar(opts.selfplay_games as u64, "self-play");
     let games: Vec<Vec<Sample>> = (0..opts.selfplay_games)
         .into_par_iter()
-        .map_init(
-            || {
-                Engine::new(EngineConfig {
-                    hash_mb: 8,
-                    threads: 1,
-                })
-            },
-            |engine, i| {
-                let s = selfplay_game(engine, opts, openings.as_deref(), i, first_game + i as u32);
-                pb.inc(1);
-                s
-            },
-        )
+        .map_init(worker_engine, |engine, i| {
+            let s = selfplay_game(engine, opts, openings.as_deref(), i, first_game + i as u32);
+            pb.inc(1);
+            s
+        })
         .collect();
     pb.finish_and_clear();
     Ok(games.into_iter().flatten().collect())

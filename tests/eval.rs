@@ -187,19 +187,28 @@ fn eval_flag_selects_the_evaluator() {
     assert!(out.starts_with("=1 flank"), "{out}");
 }
 
+/// Whether the WTHOR games are there (`$FLANK_DATA/games/wthor`); if not, says SKIPPED (or
+/// fails under `FLANK_REQUIRE_DATA=1`).
+fn wthor_available() -> bool {
+    let root = std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".into());
+    let wthor = std::path::PathBuf::from(root).join("games/wthor");
+    if wthor.join("WTH_2020.wtb").is_file() {
+        return true;
+    }
+    assert!(
+        std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
+        "{} is required (FLANK_REQUIRE_DATA=1)",
+        wthor.display()
+    );
+    eprintln!("SKIPPED: {} not found (set FLANK_DATA)", wthor.display());
+    false
+}
+
 /// `flank train` on a tiny subset runs end to end, writes a loadable file, and is
 /// deterministic: two runs with the same seed give the same bytes.
 #[test]
 fn tiny_training_is_deterministic_and_loadable() {
-    let root = std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".into());
-    let wthor = std::path::PathBuf::from(root).join("games/wthor");
-    if !wthor.join("WTH_2020.wtb").is_file() {
-        assert!(
-            std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
-            "{} is required (FLANK_REQUIRE_DATA=1)",
-            wthor.display()
-        );
-        eprintln!("SKIPPED: {} not found (set FLANK_DATA)", wthor.display());
+    if !wthor_available() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("flank-train-test-{}", std::process::id()));
@@ -367,15 +376,7 @@ fn games_through_test_positions_are_left_out() {
 /// samples cache that a later run would pick up.
 #[test]
 fn train_survives_a_closed_report_and_writes_nothing_on_failure() {
-    let root = std::env::var("FLANK_DATA").unwrap_or_else(|_| "../shared/data".into());
-    let wthor = std::path::PathBuf::from(root).join("games/wthor");
-    if !wthor.join("WTH_2020.wtb").is_file() {
-        assert!(
-            std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
-            "{} is required (FLANK_REQUIRE_DATA=1)",
-            wthor.display()
-        );
-        eprintln!("SKIPPED: {} not found (set FLANK_DATA)", wthor.display());
+    if !wthor_available() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("flank-train-pipe-{}", std::process::id()));
