@@ -34,15 +34,21 @@ impl Evaluator {
     }
 
     /// Parses an `--eval` value: `classic`, `trained` (the embedded weights) or the path of a
-    /// weights file. Errors name the file and the reason.
+    /// weights file. Errors name the file and the reason; for a path that does not exist they
+    /// also list the two names (`Classic` is a misspelling more often than a file).
     pub fn from_spec(spec: &str) -> anyhow::Result<Evaluator> {
         match spec {
             "classic" => Ok(Evaluator::Classic),
             "trained" => Ok(Evaluator::embedded()
                 .map_err(|e| anyhow::anyhow!("embedded weights unusable: {e}"))?),
-            path => Ok(Evaluator::Pattern(Box::new(weights::load_file(
-                Path::new(path),
-            )?))),
+            path => match weights::load_file(Path::new(path)) {
+                Ok(p) => Ok(Evaluator::Pattern(Box::new(p))),
+                // `Classic`, `TRAINED`: a misspelt name rather than a missing file.
+                Err(e) if !Path::new(path).exists() => Err(anyhow::anyhow!(
+                    "{e} (the evaluation is classic, trained or a weights file)"
+                )),
+                Err(e) => Err(e),
+            },
         }
     }
 

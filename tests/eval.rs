@@ -106,6 +106,10 @@ fn bad_weights_files_are_clear_errors() {
     std::fs::write(&trailing, t).unwrap();
     for (path, reason) in [
         (dir.join("missing.bin"), "cannot read weights file"),
+        (
+            "Classic".into(),
+            "(the evaluation is classic, trained or a weights file)",
+        ),
         (bad.clone(), "another flank version"),
         (garbage.clone(), "bad magic"),
         (
