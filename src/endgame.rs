@@ -415,7 +415,7 @@ fn final_score(p: u64, o: u64) -> Score {
 /// whether it is 0 matters): the evaluation, minus the evaluation after a pass, or the final
 /// score.
 #[inline]
-fn leaf_value(p: u64, o: u64, moves: u64) -> Score {
+pub(crate) fn leaf_value(p: u64, o: u64, moves: u64) -> Score {
     if moves != 0 {
         evaluate(&Board {
             player: p,
@@ -1124,14 +1124,13 @@ impl Searcher {
         list.sort();
     }
 
-    /// The shallow midgame search of [`Searcher::search_order`]: the same fail-soft PVS as
-    /// [`Searcher::mid_pvs`] of `(p, o)` to `depth` ≥ 1 plies with the window (alpha, beta)
-    /// (same scores, best moves, node counts and TT entries), without its per-node
-    /// allocations: moves are ordered in a [`MoveList`] (TT move first, then by the child's
-    /// evaluation at depth ≥ 3, else by the opponent's mobility; ties in square order, as the
-    /// stable sort of [`Searcher::mid_order`]), and depth-1 nodes go to [`Searcher::order_d1`].
-    /// Returns the score and the best move square (64 if none).
-    fn order_pvs(
+    /// The midgame PVS ([`Searcher::mid_pvs`] at depth ≥ 1, and the shallow searches of
+    /// [`Searcher::search_order`]): fail-soft PVS of `(p, o)` to `depth` ≥ 1 plies with the
+    /// window (alpha, beta), without per-node allocations: moves are ordered in a
+    /// [`MoveList`] (TT move first, then by the child's evaluation at depth ≥ 3, else by the
+    /// opponent's mobility; ties in square order), and depth-1 nodes go to
+    /// [`Searcher::order_d1`]. Returns the score and the best move square (64 if none).
+    pub(crate) fn order_pvs(
         &mut self,
         p: u64,
         o: u64,

@@ -10,8 +10,7 @@ use std::time::Instant;
 
 use crate::board::{Board, SCORE_INF, Score};
 use crate::endgame::Searcher;
-use crate::endgame::{flips, get_moves};
-use crate::eval::evaluate;
+use crate::endgame::{flips, leaf_value};
 use crate::square::{Move, Square};
 use crate::tt::Bound;
 
@@ -36,43 +35,14 @@ pub struct Iteration {
 /// on positions with a legal move only); else the evaluation.
 #[inline]
 pub fn leaf_eval(b: &Board) -> Score {
-    if b.has_moves() {
-        evaluate(b)
-    } else if b.opponent_moves() != 0 {
-        -evaluate(&b.pass())
-    } else {
-        b.final_score()
-    }
+    leaf_value(b.player, b.opponent, b.moves())
 }
 
 impl Searcher {
-    /// Orders moves: TT move first, then by the child's evaluation (depth ≥ 3) or by the
-    /// opponent's mobility (fastest-first). Returns squares, best candidate first.
-    fn mid_order(&self, b: &Board, moves: u64, tt_move: Option<u8>, depth: i32) -> Vec<u32> {
-        let mut v: Vec<(i32, u32)> = Vec::with_capacity(moves.count_ones() as usize);
-        let mut m = moves;
-        while m != 0 {
-            let x = m.trailing_zeros();
-            m &= m - 1;
-            let key = if tt_move == Some(x as u8) {
-                i32::MIN
-            } else {
-                let f = flips(b.player, b.opponent, x);
-                let c = b.make_move_with_flips(1 << x, f);
-                if depth >= 3 {
-                    leaf_eval(&c)
-                } else {
-                    get_moves(c.player, c.opponent).count_ones() as i32
-                }
-            };
-            v.push((key, x));
-        }
-        v.sort_by_key(|&(k, _)| k);
-        v.into_iter().map(|(_, x)| x).collect()
-    }
-
     /// Fail-soft PVS of `b` to `depth` plies with the window (alpha, beta). Returns the score
-    /// and the best move square (64 if none). Passes do not use up depth.
+    /// and the best move square (64 if none). Passes do not use up depth. TT move first, then
+    /// the child's evaluation at depth ≥ 3 and fastest-first below; the allocation-free move
+    /// loop is [`Searcher::order_pvs`], which the endgame's ordering searches share.
     pub fn mid_pvs(
         &mut self,
         b: &Board,
@@ -81,51 +51,14 @@ impl Searcher {
         depth: i32,
         may_pass: bool,
     ) -> (Score, u32) {
+        if depth >= 1 {
+            return self.order_pvs(b.player, b.opponent, alpha, beta, depth, may_pass);
+        }
         self.nodes += 1;
         if self.check_stop() {
             return (0, 64);
         }
-        if depth <= 0 {
-            return (leaf_eval(b), 64);
-        }
-        let moves = b.moves();
-        if moves == 0 {
-            if may_pass && b.opponent_moves() != 0 {
-                let (v, _) = self.mid_pvs(&b.pass(), -beta, -alpha, depth, false);
-                return (-v, 64);
-            }
-            return (b.final_score(), 64);
-        }
-        let mut tt_move = None;
-        if let Some(e) = self.tt.probe(b) {
-            tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
-            if e.solved || e.depth >= depth as u32 {
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => e.score >= beta,
-                    Bound::Upper => e.score <= alpha,
-                };
-                if cut {
-                    return (e.score, e.best.map_or(64, |m| m as u32));
-                }
-            }
-        }
-        let alpha0 = alpha;
-        let order = self.mid_order(b, moves, tt_move, depth);
-        let Some((best, best_move)) = self.pvs_moves(
-            b,
-            &order,
-            alpha,
-            beta,
-            |s, c, a, bb| s.mid_pvs(c, a, bb, depth - 1, true).0,
-            |s, c, a| s.mid_pvs(c, a, a + 1, depth - 1, true).0,
-        ) else {
-            return (0, 64);
-        };
-        let bound = Bound::from_window(best, alpha0, beta);
-        self.tt
-            .store(b, best, bound, depth as u32, Some(best_move as u8), false);
-        (best, best_move)
+        (leaf_eval(b), 64)
     }
 
     /// One root iteration at `depth` with an aspiration window around `guess` (full window if
