@@ -1004,6 +1004,7 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
                 .with_context(|| format!("--leaf-eval {}", opts.leaf_eval))?,
         ),
     };
+    let fresh = cached.is_none();
     let (samples, wthor, selfplay_positions) = match cached {
         Some((samples, wthor_positions)) => {
             writeln!(
@@ -1088,17 +1089,15 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
                 )?;
                 samples.extend(leaves);
             }
-            if samples.iter().all(|s| is_validation(opts, s.game)) {
-                bail!("no training samples (no WTHOR games and no self-play games were used)");
-            }
-            if let Some(path) = &opts.samples_cache {
-                write_samples(path, &samples, wthor.positions)?;
-            }
             (samples, wthor, selfplay_positions)
         }
     };
     if samples.iter().all(|s| is_validation(opts, s.game)) {
         bail!("no training samples (no WTHOR games and no self-play games were used)");
+    }
+    // Only a run that labelled samples writes the cache, and only once they are usable.
+    if fresh && let Some(path) = &opts.samples_cache {
+        write_samples(path, &samples, wthor.positions)?;
     }
     let (w, phases) = fit(&samples, opts);
     let bytes = weights::encode(&w);

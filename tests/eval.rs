@@ -325,18 +325,11 @@ fn leaf_samples_are_exactly_labelled_low_empties_positions() {
 /// A WTHOR game through a test position is left out of training, in any symmetry.
 #[test]
 fn games_through_test_positions_are_left_out() {
-    let dir = match flank::data::data_file("games/wthor/WTH_2020.wtb") {
-        Ok(p) => p.parent().unwrap().to_path_buf(),
-        Err(e) => {
-            assert!(
-                std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
-                "WTHOR is required (FLANK_REQUIRE_DATA=1): {e}"
-            );
-            eprintln!("SKIPPED: {e} (set FLANK_DATA)");
-            return;
-        }
-    };
-    let dir = dir.as_path();
+    if !wthor_available() {
+        return;
+    }
+    let file = flank::data::data_file("games/wthor/WTH_2020.wtb").unwrap();
+    let dir = file.parent().unwrap();
     let none = std::collections::HashSet::new();
     let (all, stats) = flank::train::load_wthor(dir, Some(40), 6, 0, &none).unwrap();
     assert_eq!(stats.test_games, 0);
