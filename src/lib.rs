@@ -9,6 +9,7 @@
 //! - [`perft`]: leaf counts of the game tree under both pass conventions.
 //! - [`eval`]: the evaluation entry point: the trained pattern evaluation or the hand-written one.
 //! - [`pattern`]: pattern features and the trained pattern evaluator.
+//! - [`net`]: the residual network that corrects the pattern evaluation in some phases.
 //! - [`weights`]: the weights file format and the embedded default weights.
 //! - [`train`]: `flank train`, building the weights from WTHOR and self-play games.
 //! - [`tt`]: the lock-free transposition table shared by search threads.
@@ -38,6 +39,7 @@ pub mod gtp;
 pub mod level;
 pub mod matchplay;
 pub mod midgame;
+pub mod net;
 pub mod pattern;
 pub mod perft;
 pub mod solve;

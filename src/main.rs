@@ -225,6 +225,62 @@ struct TrainArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: Option<u64>,
+    /// Phases (of 2 empties each: phase 2 = 4-5 empties) that get a residual net on top of
+    /// the linear patterns: a list like 1,2 or 0-3, or none (default 1-4).
+    #[arg(long, value_name = "PHASES", value_parser = parse_phases)]
+    net_phases: Option<PhaseList>,
+    /// Take the linear pattern weights from this weights file instead of fitting them; only
+    /// the residual nets are trained.
+    #[arg(long, value_name = "FILE")]
+    base: Option<PathBuf>,
+    /// SGD epochs per residual net (default 12).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    net_epochs: Option<u64>,
+    /// SGD learning rate of the residual nets at the start (default 0.001).
+    #[arg(long, value_parser = parse_rate)]
+    net_rate: Option<f32>,
+}
+
+/// The phases of `--net-phases`.
+#[derive(Clone, Debug)]
+struct PhaseList(Vec<usize>);
+
+/// Parses `--net-phases`: `none`, or comma-separated phases and ranges (`1,2`, `0-3`).
+fn parse_phases(s: &str) -> Result<PhaseList, String> {
+    if s == "none" {
+        return Ok(PhaseList(Vec::new()));
+    }
+    let max = flank::pattern::NUM_PHASES - 1;
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let num = |t: &str| -> Result<usize, String> {
+            match t.trim().parse::<usize>() {
+                Ok(v) if v <= max => Ok(v),
+                _ => Err(format!("'{t}' is not a phase (0-{max}, or none)")),
+            }
+        };
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => (num(part)?, num(part)?),
+        };
+        if a > b {
+            return Err(format!("empty phase range '{part}'"));
+        }
+        for p in a..=b {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    Ok(PhaseList(out))
+}
+
+/// Parses `--net-rate`: a positive number up to 1.
+fn parse_rate(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a learning rate (a number in (0, 1])")),
+    }
 }
 
 #[derive(Args, Debug)]
@@ -474,6 +530,16 @@ fn run_train(args: TrainArgs) -> Result<ExitCode> {
     }
     if args.wthor_games.is_some() {
         opts.wthor_games = args.wthor_games;
+    }
+    if let Some(p) = args.net_phases {
+        opts.net_phases = p.0;
+    }
+    opts.base = args.base;
+    if let Some(e) = args.net_epochs {
+        opts.net_epochs = e as usize;
+    }
+    if let Some(r) = args.net_rate {
+        opts.net_rate = r;
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0) as usize)

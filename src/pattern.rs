@@ -29,6 +29,7 @@
 use once_cell::sync::Lazy;
 
 use crate::board::{Board, Symmetry, get_moves, neighbours};
+use crate::net::Nets;
 
 /// Number of game phases; a position's phase is [`phase`] of its empties.
 pub const NUM_PHASES: usize = 30;
@@ -443,12 +444,14 @@ pub fn compact_features(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
 /// Fixed-point scale of the weights: a weight of [`SCALE`] is one disc.
 pub const SCALE: i32 = 64;
 
-/// A trained pattern evaluator: weights expanded to raw indices, one table per phase.
+/// A trained pattern evaluator: weights expanded to raw indices, one table per phase, and the
+/// residual nets ([`crate::net`]) of the phases that have one.
 #[derive(Clone, Debug)]
 pub struct PatternEval {
     /// `NUM_PHASES × raw_len` weights in 1/[`SCALE`] discs, phase-major.
     raw: Vec<i16>,
     raw_len: usize,
+    nets: Nets,
 }
 
 impl PatternEval {
@@ -468,17 +471,45 @@ impl PatternEval {
         Some(PatternEval {
             raw,
             raw_len: layout.raw_len,
+            nets: Nets::none(),
         })
     }
 
-    /// The evaluation of `b` for the side to move in 1/[`SCALE`] discs (not clamped).
+    /// This evaluator with residual nets added (replacing any it had).
+    pub fn with_nets(mut self, nets: Nets) -> PatternEval {
+        self.nets = nets;
+        self
+    }
+
+    /// The residual nets (empty when the evaluation is purely linear).
+    pub fn nets(&self) -> &Nets {
+        &self.nets
+    }
+
+    /// The linear pattern sum of `b` for the side to move in 1/[`SCALE`] discs, without the
+    /// residual net (what the nets are trained to correct).
+    #[inline]
+    pub fn linear_fine(&self, b: &Board) -> i32 {
+        let mut idx = [0u32; FEATURES_PER_POSITION];
+        raw_indices(b, &mut idx);
+        let ph = phase(b.empties());
+        let w = &self.raw[ph * self.raw_len..(ph + 1) * self.raw_len];
+        idx.iter().map(|&i| w[i as usize] as i32).sum()
+    }
+
+    /// The evaluation of `b` for the side to move in 1/[`SCALE`] discs (not clamped): the
+    /// linear pattern sum plus the phase's residual net correction, if it has a net.
     #[inline]
     pub fn evaluate_fine(&self, b: &Board) -> i32 {
         let mut idx = [0u32; FEATURES_PER_POSITION];
         raw_indices(b, &mut idx);
         let ph = phase(b.empties());
         let w = &self.raw[ph * self.raw_len..(ph + 1) * self.raw_len];
-        idx.iter().map(|&i| w[i as usize] as i32).sum()
+        let linear: i32 = idx.iter().map(|&i| w[i as usize] as i32).sum();
+        match self.nets.get(ph) {
+            Some(net) => linear + net.correction(&idx),
+            None => linear,
+        }
     }
 
     /// The evaluation of `b` for the side to move in discs, rounded to nearest and clamped to

@@ -6,7 +6,7 @@
 //! | bytes | field |
 //! |---|---|
 //! | 0–7 | magic `FLANKEVL` |
-//! | 8–11 | format version (u32, [`VERSION`]) |
+//! | 8–11 | format version (u32: 1, or 2 = [`VERSION`] with a net section) |
 //! | 12–15 | phases (u32, must equal [`NUM_PHASES`]) |
 //! | 16–19 | compact features per phase (u32, must equal [`Layout::compact_len`]) |
 //! | 20–23 | scale: weight units per disc (u32, must equal [`SCALE`]) |
@@ -17,6 +17,8 @@
 //! The payload holds `phases × features` i16 weights in 1/[`SCALE`] discs, feature-major: for
 //! each compact feature id, its phase-0 weight and then the difference to the previous phase
 //! (wrapping i16), which compresses well because weights change smoothly across phases.
+//! Version 2 appends the residual nets ([`Nets::to_bytes`]) to the payload; version 1 files
+//! (no nets) are still read.
 //!
 //! [`Layout::compact_len`]: crate::pattern::Layout::compact_len
 
@@ -28,12 +30,13 @@ use flate2::Compression;
 use flate2::bufread::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 
+use crate::net::{HIDDEN, Nets};
 use crate::pattern::{LAYOUT, NUM_PHASES, PatternEval, SCALE};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FLANKEVL";
-/// Current format version.
-pub const VERSION: u32 = 1;
+/// Current format version (what [`encode`] writes; version 1, without nets, is also read).
+pub const VERSION: u32 = 2;
 const HEADER_LEN: usize = 32;
 
 /// The default weights (`weights/flank-eval.bin`, the output of `flank train`), built into the
@@ -65,6 +68,8 @@ pub enum WeightsError {
     Checksum(u32, u32),
     /// Bytes follow the end of the zlib stream (their count).
     TrailingBytes(usize),
+    /// The net section is malformed (the reason).
+    Net(String),
 }
 
 impl fmt::Display for WeightsError {
@@ -98,6 +103,7 @@ impl fmt::Display for WeightsError {
                     "{n} unexpected bytes after the weights data: file is damaged"
                 )
             }
+            WeightsError::Net(e) => write!(f, "weights file's {e}"),
             WeightsError::Checksum(a, b) => write!(
                 f,
                 "weights checksum mismatch (computed {a:08x}, file says {b:08x}): file is damaged"
@@ -113,9 +119,9 @@ fn expected_layout() -> (u32, u32, u32) {
 }
 
 /// Encodes compact weights (`weights[phase * compact_len + id]`, 1/[`SCALE`] discs; length
-/// `NUM_PHASES × compact_len`) into the file format.
-pub fn encode(weights: &[i16]) -> Vec<u8> {
-    let (phases, n, scale) = expected_layout();
+/// `NUM_PHASES × compact_len`) and the residual nets into the file format (version 2).
+pub fn encode(weights: &[i16], nets: &Nets) -> Vec<u8> {
+    let (phases, n, _) = expected_layout();
     let (phases_us, n_us) = (phases as usize, n as usize);
     let mut payload = Vec::with_capacity(weights.len() * 2);
     for id in 0..n_us {
@@ -126,21 +132,28 @@ pub fn encode(weights: &[i16]) -> Vec<u8> {
             prev = w;
         }
     }
+    payload.extend_from_slice(&nets.to_bytes());
+    container(VERSION, &payload)
+}
+
+/// Wraps `payload` in the header (stating `version`) and the zlib stream.
+fn container(version: u32, payload: &[u8]) -> Vec<u8> {
+    let (phases, n, scale) = expected_layout();
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
     for v in [
-        VERSION,
+        version,
         phases,
         n,
         scale,
-        crc32fast::hash(&payload),
+        crc32fast::hash(payload),
         payload.len() as u32,
     ] {
         out.extend_from_slice(&v.to_le_bytes());
     }
     let mut z = ZlibEncoder::new(out, Compression::best());
     // Writing into a Vec cannot fail.
-    let _ = z.write_all(&payload);
+    let _ = z.write_all(payload);
     z.finish().unwrap_or_default()
 }
 
@@ -148,9 +161,9 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-/// Decodes a weights file into compact weights (see [`encode`]), checking magic, version,
-/// layout, the zlib stream, the length and the CRC-32.
-pub fn decode(bytes: &[u8]) -> Result<Vec<i16>, WeightsError> {
+/// Decodes a weights file into compact weights and nets (see [`encode`]), checking magic,
+/// version, layout, the zlib stream, the length and the CRC-32.
+pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
     if bytes.len() < HEADER_LEN {
         return Err(WeightsError::TooShort(bytes.len()));
     }
@@ -158,7 +171,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<i16>, WeightsError> {
         return Err(WeightsError::BadMagic);
     }
     let version = u32_at(bytes, 8);
-    if version != VERSION {
+    if version != 1 && version != VERSION {
         return Err(WeightsError::UnsupportedVersion(version));
     }
     let found = (u32_at(bytes, 12), u32_at(bytes, 16), u32_at(bytes, 20));
@@ -169,19 +182,26 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<i16>, WeightsError> {
     let crc = u32_at(bytes, 24);
     let len = u32_at(bytes, 28) as usize;
     let (phases, n) = (expected.0 as usize, expected.1 as usize);
-    let want = phases * n * 2;
-    if len != want {
-        return Err(WeightsError::Length(len, want));
+    let linear = phases * n * 2;
+    // Version 2: the linear weights, then a net section of at most one net per phase.
+    let max_nets = 8 + NUM_PHASES * (8 + 4 * HIDDEN + 2 * HIDDEN * n);
+    let fits = if version == 1 {
+        len == linear
+    } else {
+        len >= linear + 8 && len <= linear + max_nets
+    };
+    if !fits {
+        return Err(WeightsError::Length(len, linear));
     }
-    let mut payload = Vec::with_capacity(want);
-    // Read at most one byte past the expected length, so a huge stream cannot exhaust memory.
+    let mut payload = Vec::with_capacity(len);
+    // Read at most one byte past the stated length, so a huge stream cannot exhaust memory.
     let mut dec = ZlibDecoder::new(&bytes[HEADER_LEN..]);
     (&mut dec)
-        .take(want as u64 + 1)
+        .take(len as u64 + 1)
         .read_to_end(&mut payload)
         .map_err(|e| WeightsError::Corrupt(e.to_string()))?;
-    if payload.len() != want {
-        return Err(WeightsError::Length(payload.len(), want));
+    if payload.len() != len {
+        return Err(WeightsError::Length(payload.len(), len));
     }
     if !dec.get_ref().is_empty() {
         return Err(WeightsError::TrailingBytes(dec.get_ref().len()));
@@ -200,14 +220,21 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<i16>, WeightsError> {
             weights[ph * n + id] = prev;
         }
     }
-    Ok(weights)
+    let nets = if version == 1 {
+        Nets::none()
+    } else {
+        Nets::from_bytes(&payload[linear..]).map_err(WeightsError::Net)?
+    };
+    Ok((weights, nets))
 }
 
 /// Decodes a weights file into an evaluator.
 pub fn evaluator_from_bytes(bytes: &[u8]) -> Result<PatternEval, WeightsError> {
-    let w = decode(bytes)?;
+    let (w, nets) = decode(bytes)?;
     let n = LAYOUT.compact_len;
-    PatternEval::from_compact(&w).ok_or(WeightsError::Length(w.len() * 2, NUM_PHASES * n * 2))
+    Ok(PatternEval::from_compact(&w)
+        .ok_or(WeightsError::Length(w.len() * 2, NUM_PHASES * n * 2))?
+        .with_nets(nets))
 }
 
 /// Reads and decodes a weights file. Errors name the file and the reason.
@@ -226,8 +253,8 @@ mod tests {
     fn round_trip_and_damage() {
         let n = NUM_PHASES * LAYOUT.compact_len;
         let w: Vec<i16> = (0..n).map(|i| ((i * 7919) % 2001) as i16 - 1000).collect();
-        let bytes = encode(&w);
-        assert_eq!(decode(&bytes), Ok(w.clone()));
+        let bytes = encode(&w, &Nets::none());
+        assert_eq!(decode(&bytes), Ok((w.clone(), Nets::none())));
         assert_eq!(decode(&bytes[..10]), Err(WeightsError::TooShort(10)));
         let mut bad = bytes.clone();
         bad[0] = b'X';
@@ -240,6 +267,78 @@ mod tests {
         assert!(matches!(decode(&bad), Err(WeightsError::Checksum(_, _))));
         let bad = &bytes[..bytes.len() - 20];
         assert!(decode(bad).is_err());
+    }
+
+    /// Weights of a phase-only value, and a net for phase 2 whose correction is not zero.
+    fn sample_weights_and_net() -> (Vec<i16>, Nets) {
+        let n = LAYOUT.compact_len;
+        let w: Vec<i16> = (0..NUM_PHASES * n).map(|i| (i % 97) as i16 - 48).collect();
+        let mut rows = vec![crate::net::Row([0; HIDDEN]); n];
+        for (i, r) in rows.iter_mut().enumerate().step_by(7) {
+            r.0[i % HIDDEN] = (i % 500) as i16;
+        }
+        let mut nets = Nets {
+            phases: vec![None; NUM_PHASES],
+        };
+        nets.phases[2] = Some(crate::net::PhaseNet {
+            rows,
+            bias: [300; HIDDEN],
+            out: std::array::from_fn(|k| k as i16 * 40 - 600),
+            out_bias: 12_345_678,
+        });
+        (w, nets)
+    }
+
+    /// Nets go through the file unchanged and change the evaluation only in their phase.
+    #[test]
+    fn nets_survive_the_file_and_apply_to_their_phase() {
+        let (w, nets) = sample_weights_and_net();
+        let bytes = encode(&w, &nets);
+        assert_eq!(decode(&bytes), Ok((w.clone(), nets.clone())));
+        let with = evaluator_from_bytes(&bytes).unwrap();
+        let without = PatternEval::from_compact(&w).unwrap();
+        let mut differs = 0;
+        let mut b = crate::board::Board::start();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        while !b.is_game_over() {
+            let ph = crate::pattern::phase(b.empties());
+            if ph == 2 {
+                differs += usize::from(with.evaluate_fine(&b) != without.evaluate_fine(&b));
+            } else {
+                assert_eq!(with.evaluate_fine(&b), without.evaluate_fine(&b));
+            }
+            assert_eq!(with.linear_fine(&b), without.evaluate_fine(&b));
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let moves: Vec<_> = b.legal_moves().collect();
+            b = match moves.len() {
+                0 => b.pass(),
+                k => b.make_move(moves[(x % k as u64) as usize]),
+            };
+        }
+        assert!(differs > 0, "the phase-2 net never changed a value");
+    }
+
+    /// Version 1 files (linear weights only) still load; a damaged net section is named.
+    #[test]
+    fn version_1_files_load_and_bad_net_sections_are_named() {
+        let (w, nets) = sample_weights_and_net();
+        let linear_len = 2 * w.len();
+        let v2 = encode(&w, &nets);
+        let mut dec = ZlibDecoder::new(&v2[HEADER_LEN..]);
+        let mut payload = Vec::new();
+        dec.read_to_end(&mut payload).unwrap();
+        let v1 = container(1, &payload[..linear_len]);
+        assert_eq!(decode(&v1), Ok((w.clone(), Nets::none())));
+        let mut bad = payload.clone();
+        bad[linear_len] = 16; // hidden units
+        assert!(matches!(
+            decode(&container(VERSION, &bad)),
+            Err(WeightsError::Net(_))
+        ));
+        let cut = container(VERSION, &payload[..payload.len() - 2]);
+        assert!(matches!(decode(&cut), Err(WeightsError::Net(_))));
     }
 
     #[test]
