@@ -149,8 +149,10 @@ static RAYS_ALIGNED: AlignedRays = AlignedRays(LAST_RAYS);
 /// Rays towards higher indices: the first square not holding an opponent disc is the lowest
 /// set bit of `ray & !o` (`b & -b`); the flips are the ray below it if it holds a disc of `p`.
 /// Rays towards lower indices: the first such square is the highest set bit, found by
-/// smearing the bits downwards (`s |= s >> 1, 2, 4, …, 32`); the flips are the ray above the
-/// smear. The idea of vectorising the directions follows Toshihiko Okuhara's AVX2 flips for
+/// smearing the bits down the ray (`s |= s >> d, 2d, 4d` for the ray's step d, 1, 8, 9 or 7:
+/// a ray has at most 7 squares); it is the one square of the smear not in the smear shifted
+/// by one more step, and the flips are the ray above the smear if that square holds a disc of
+/// `p`. The idea of vectorising the directions follows Toshihiko Okuhara's AVX2 flips for
 /// Edax (our own code).
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 #[inline(always)]
@@ -174,16 +176,15 @@ pub fn flips_avx2(p: u64, o: u64, x: u32) -> u64 {
             _mm256_andnot_si256(_mm256_cmpeq_epi64(out, zero), below),
             up,
         );
-        // Towards lower indices.
-        let mut sm = _mm256_andnot_si256(oo, dn);
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 1));
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 2));
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 4));
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 8));
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 16));
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 32));
-        let top = _mm256_andnot_si256(_mm256_srli_epi64(sm, 1), sm);
-        let out = _mm256_and_si256(top, pp);
+        // Towards lower indices, each lane shifting by its direction's step d (1, 8, 9, 7).
+        let d1 = _mm256_set_epi64x(7, 9, 8, 1);
+        let d2 = _mm256_add_epi64(d1, d1);
+        let d4 = _mm256_add_epi64(d2, d2);
+        let bl = _mm256_andnot_si256(oo, dn);
+        let mut sm = _mm256_or_si256(bl, _mm256_srlv_epi64(bl, d1));
+        sm = _mm256_or_si256(sm, _mm256_srlv_epi64(sm, d2));
+        sm = _mm256_or_si256(sm, _mm256_srlv_epi64(sm, d4));
+        let out = _mm256_andnot_si256(_mm256_srlv_epi64(sm, d1), _mm256_and_si256(dn, pp));
         let f_dn = _mm256_andnot_si256(_mm256_cmpeq_epi64(out, zero), _mm256_andnot_si256(sm, dn));
         let f = _mm256_or_si256(f_up, f_dn);
         let h = _mm_or_si128(_mm256_castsi256_si128(f), _mm256_extracti128_si256(f, 1));
