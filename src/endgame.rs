@@ -109,22 +109,29 @@ pub fn get_moves(p: u64, o: u64) -> u64 {
         // SAFETY: AVX2 is enabled at compile time (cfg above); only register operations.
         unsafe {
             let pp = _mm256_set1_epi64x(p as i64);
-            let oh = o & 0x7E7E_7E7E_7E7E_7E7E;
             // Opponent discs that may be jumped: columns a and h excluded except vertically.
-            let om = _mm256_set_epi64x(oh as i64, oh as i64, o as i64, oh as i64);
+            let om = _mm256_and_si256(
+                _mm256_set1_epi64x(o as i64),
+                _mm256_set_epi64x(
+                    0x7E7E_7E7E_7E7E_7E7E,
+                    0x7E7E_7E7E_7E7E_7E7E,
+                    -1,
+                    0x7E7E_7E7E_7E7E_7E7E,
+                ),
+            );
             let sh = _mm256_set_epi64x(7, 9, 8, 1);
             let sh2 = _mm256_add_epi64(sh, sh);
             // Towards higher indices.
             let mut f = _mm256_and_si256(om, _mm256_sllv_epi64(pp, sh));
             f = _mm256_or_si256(f, _mm256_and_si256(om, _mm256_sllv_epi64(f, sh)));
-            let pre = _mm256_and_si256(om, _mm256_sllv_epi64(om, sh));
-            f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_sllv_epi64(f, sh2)));
-            f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_sllv_epi64(f, sh2)));
+            let pre_up = _mm256_and_si256(om, _mm256_sllv_epi64(om, sh));
+            f = _mm256_or_si256(f, _mm256_and_si256(pre_up, _mm256_sllv_epi64(f, sh2)));
+            f = _mm256_or_si256(f, _mm256_and_si256(pre_up, _mm256_sllv_epi64(f, sh2)));
             let mut m = _mm256_sllv_epi64(f, sh);
-            // Towards lower indices.
+            // Towards lower indices (the pairs of jumpable discs are the same pairs shifted).
             let mut f = _mm256_and_si256(om, _mm256_srlv_epi64(pp, sh));
             f = _mm256_or_si256(f, _mm256_and_si256(om, _mm256_srlv_epi64(f, sh)));
-            let pre = _mm256_and_si256(om, _mm256_srlv_epi64(om, sh));
+            let pre = _mm256_srlv_epi64(pre_up, sh);
             f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_srlv_epi64(f, sh2)));
             f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_srlv_epi64(f, sh2)));
             m = _mm256_or_si256(m, _mm256_srlv_epi64(f, sh));
