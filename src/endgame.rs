@@ -256,14 +256,13 @@ pub fn last_flip_count(p: u64, x: u32) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     {
         use std::arch::x86_64::_pext_u64;
-        let l = &LINES[x as usize & 63];
-        let c = &LINE_FLIP_COUNT;
+        let l = &LAST_FLIP_LINES[x as usize & 63];
         // SAFETY: BMI2 is enabled at compile time (cfg above).
         unsafe {
-            (c[l.pos[0] as usize][_pext_u64(p, l.mask[0]) as usize & 255]
-                + c[l.pos[1] as usize][_pext_u64(p, l.mask[1]) as usize & 255]
-                + c[l.pos[2] as usize][_pext_u64(p, l.mask[2]) as usize & 255]
-                + c[l.pos[3] as usize][_pext_u64(p, l.mask[3]) as usize & 255]) as u32
+            (l.row[0][_pext_u64(p, l.mask[0]) as usize & 255]
+                + l.row[1][_pext_u64(p, l.mask[1]) as usize & 255]
+                + l.row[2][_pext_u64(p, l.mask[2]) as usize & 255]
+                + l.row[3][_pext_u64(p, l.mask[3]) as usize & 255]) as u32
         }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
@@ -311,6 +310,38 @@ const LINES: [Lines; 64] = {
         while k < 4 {
             t[sq].mask[k] = m[k];
             t[sq].pos[k] = (m[k] & ((1u64 << sq) - 1)).count_ones() as u8;
+            k += 1;
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// [`LINE_FLIP_COUNT`] as a static, so that [`LAST_FLIP_LINES`] can point into it.
+static LINE_FLIP_COUNT_ROWS: [[u8; 256]; 8] = LINE_FLIP_COUNT;
+
+/// For each square, the masks of its 4 lines and, for each line, the row of
+/// [`LINE_FLIP_COUNT`] for the square's position on it (one 64-byte cache line per square:
+/// [`last_flip_count`] needs no position arithmetic).
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct LastFlipLines {
+    mask: [u64; 4],
+    row: [&'static [u8; 256]; 4],
+}
+
+/// [`LastFlipLines`] of each square, from [`LINES`].
+static LAST_FLIP_LINES: [LastFlipLines; 64] = {
+    let mut t = [LastFlipLines {
+        mask: [0; 4],
+        row: [&LINE_FLIP_COUNT_ROWS[0]; 4],
+    }; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut k = 0;
+        while k < 4 {
+            t[sq].mask[k] = LINES[sq].mask[k];
+            t[sq].row[k] = &LINE_FLIP_COUNT_ROWS[LINES[sq].pos[k] as usize];
             k += 1;
         }
         sq += 1;
