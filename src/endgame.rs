@@ -844,6 +844,13 @@ impl Searcher {
 
     /// NWS with three empties, odd-quadrant squares first.
     fn last3(&mut self, p: u64, o: u64, alpha: Score, x1: u32, x2: u32, x3: u32) -> Score {
+        self.last3_inline(p, o, alpha, x1, x2, x3)
+    }
+
+    /// [`Searcher::last3`] inlined into [`Searcher::last4`]'s move loop (a call per 3-empties
+    /// node costs a prologue saving 6 registers).
+    #[inline(always)]
+    fn last3_inline(&mut self, p: u64, o: u64, alpha: Score, x1: u32, x2: u32, x3: u32) -> Score {
         let (q1, q2, q3) = (quadrant_of(x1), quadrant_of(x2), quadrant_of(x3));
         let (x1, x2, x3) = if q1 == q2 && q3 != q1 {
             (x3, x1, x2)
@@ -855,7 +862,16 @@ impl Searcher {
         self.last3_ordered(p, o, alpha, x1, x2, x3, true)
     }
 
+    /// The 3-empties NWS after the side to move passed: not inlined (rare).
+    #[inline(never)]
+    fn last3_passed(&mut self, p: u64, o: u64, alpha: Score, x1: u32, x2: u32, x3: u32) -> Score {
+        self.last3_ordered(p, o, alpha, x1, x2, x3, false)
+    }
+
+    /// NWS with the three empties `x1`, `x2`, `x3` tried in that order; `may_pass` false
+    /// after a pass (a second pass ends the game).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn last3_ordered(
         &mut self,
         p: u64,
@@ -887,7 +903,7 @@ impl Searcher {
             return best;
         }
         if may_pass && get_moves(o, p) != 0 {
-            return -self.last3_ordered(o, p, -alpha - 1, x1, x2, x3, false);
+            return -self.last3_passed(o, p, -alpha - 1, x1, x2, x3);
         }
         Board {
             player: p,
@@ -922,7 +938,7 @@ impl Searcher {
                     2 => [xs[0], xs[1], xs[3]],
                     _ => [xs[0], xs[1], xs[2]],
                 };
-                let v = -self.last3(o ^ f, p ^ f ^ (1 << x), -alpha - 1, r[0], r[1], r[2]);
+                let v = -self.last3_inline(o ^ f, p ^ f ^ (1 << x), -alpha - 1, r[0], r[1], r[2]);
                 if v > best {
                     best = v;
                     if v > alpha {
