@@ -1083,40 +1083,50 @@ impl Searcher {
         tt_move: Option<u8>,
         prefetch: bool,
     ) {
-        list.n = 0;
-        let odd = odd_quadrants(!(p | o));
+        // The counters stay in registers; the list's are written once at the end.
+        let empty = !(p | o);
+        let odd = odd_quadrants(empty);
+        let mut n = 0usize;
+        let mut written = 0u64;
         let mut m = moves;
+        // The TT move is listed first: with its unique key the order is that of pushing the
+        // moves in square order (`select` and the stable `sort` order by key, then square).
+        if let Some(t) = tt_move
+            && moves & (1u64 << t) != 0
+        {
+            list.item[0] = MaybeUninit::new(FIRST_KEY * 64 + t as i32);
+            n = 1;
+            m &= !(1u64 << t);
+        }
         while m != 0 {
             let x = m.trailing_zeros();
             m &= m - 1;
-            let key = if tt_move == Some(x as u8) {
-                FIRST_KEY
-            } else {
-                let f = flips(p, o, x);
-                let np = o ^ f;
-                let no = p ^ f ^ (1 << x);
-                let om = get_moves(np, no);
-                list.child_moves[x as usize & 63] = MaybeUninit::new(om);
-                list.flips[x as usize & 63] = MaybeUninit::new(f);
-                list.has_child_moves |= 1u64 << x;
-                if prefetch {
-                    self.tt.prefetch(&Board {
-                        player: np,
-                        opponent: no,
-                    });
-                }
-                let pot = (neighbours(no) & !(np | no)).count_ones() as i32;
-                let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 6 * pot;
-                if (1u64 << x) & odd != 0 {
-                    k -= 16;
-                }
-                if (1u64 << x) & CORNERS != 0 {
-                    k -= 48;
-                }
-                k
-            };
-            list.push(x, key);
+            let f = flips(p, o, x);
+            let np = o ^ f;
+            let no = p ^ f ^ (1 << x);
+            let om = get_moves(np, no);
+            list.child_moves[x as usize & 63] = MaybeUninit::new(om);
+            list.flips[x as usize & 63] = MaybeUninit::new(f);
+            written |= 1u64 << x;
+            if prefetch {
+                self.tt.prefetch(&Board {
+                    player: np,
+                    opponent: no,
+                });
+            }
+            let pot = (neighbours(no) & empty & !(1u64 << x)).count_ones() as i32;
+            let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 6 * pot;
+            if (1u64 << x) & odd != 0 {
+                k -= 16;
+            }
+            if (1u64 << x) & CORNERS != 0 {
+                k -= 48;
+            }
+            list.item[n & 63] = MaybeUninit::new(k * 64 + x as i32);
+            n += 1;
         }
+        list.n = n;
+        list.has_child_moves |= written;
     }
 
     /// Enhanced transposition cutoff (ETC): if the TT proves some child scores ≤ −alpha − 1
