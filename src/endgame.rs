@@ -416,6 +416,8 @@ const CORNERS: u64 = 0x8100_0000_0000_0081;
 const X_AND_C: u64 = 0x42C3_0000_0000_C342;
 /// Move priority groups for parity ordering: corners, then plain squares, then X/C-squares.
 const PRIORITY: [u64; 3] = [CORNERS, !(CORNERS | X_AND_C), X_AND_C];
+/// The four 4×4 quadrants (a1–d4, e1–h4, a5–d8, e5–h8), the reference for [`odd_quadrants`].
+#[cfg(test)]
 const QUADRANTS: [u64; 4] = [
     0x0000_0000_0F0F_0F0F,
     0x0000_0000_F0F0_F0F0,
@@ -423,16 +425,17 @@ const QUADRANTS: [u64; 4] = [
     0xF0F0_F0F0_0000_0000,
 ];
 
-/// Union of the quadrants that hold an odd number of empties (quadrant parity).
+/// Union of the quadrants that hold an odd number of empties (quadrant parity). Without
+/// popcounts: the xor-folds put each quadrant's parity in the bit of its a1-most square
+/// (a1, e1, a5, e5: columns folded by 1 and 2, rows by 8 and 16), and a multiply spreads each
+/// such bit over its quadrant.
 #[inline]
 pub fn odd_quadrants(empty: u64) -> u64 {
-    let mut m = 0;
-    for q in QUADRANTS {
-        if (empty & q).count_ones() & 1 == 1 {
-            m |= q;
-        }
-    }
-    m
+    let mut x = empty ^ (empty >> 1);
+    x ^= x >> 2;
+    x ^= x >> 8;
+    x ^= x >> 16;
+    (x & 0x0000_0011_0000_0011).wrapping_mul(0x0F0F_0F0F)
 }
 
 #[inline(always)]
@@ -1998,6 +2001,21 @@ mod tests {
                 }
             }
             assert_eq!(full_diagonals(filled), (d9, d7), "{filled:x}");
+        }
+    }
+
+    #[test]
+    fn odd_quadrants_equals_popcount_parity() {
+        for (a, b) in crate::board::random_bitboard_pairs(20_000) {
+            for empty in [a, b, !(a | b), a ^ b] {
+                let mut want = 0;
+                for q in QUADRANTS {
+                    if (empty & q).count_ones() % 2 == 1 {
+                        want |= q;
+                    }
+                }
+                assert_eq!(odd_quadrants(empty), want, "{empty:x}");
+            }
         }
     }
 
