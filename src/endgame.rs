@@ -607,6 +607,9 @@ struct MoveList {
     flips: [MaybeUninit<u64>; 64],
     /// The squares whose `child_moves` and `flips` entries were written.
     has_child_moves: u64,
+    /// The squares whose `flips` entry was written (by [`Searcher::etc`], for
+    /// [`Searcher::fastest_first`] to reuse).
+    has_flips: u64,
 }
 
 /// The key of the TT move: before every other key.
@@ -619,11 +622,12 @@ impl MoveList {
         // still gets cleared whole (LLVM merges the stores into one 1,296-byte memset).
         let mut l = MaybeUninit::<MoveList>::uninit();
         let ptr = l.as_mut_ptr();
-        // SAFETY: `n` and `has_child_moves` are written; every other field is an array of
+        // SAFETY: `n`, `has_child_moves` and `has_flips` are written; every other field is an array of
         // `MaybeUninit`, which needs no initialisation.
         unsafe {
             std::ptr::addr_of_mut!((*ptr).n).write(0);
             std::ptr::addr_of_mut!((*ptr).has_child_moves).write(0);
+            std::ptr::addr_of_mut!((*ptr).has_flips).write(0);
             l.assume_init()
         }
     }
@@ -663,6 +667,13 @@ impl MoveList {
                 self.child_moves[sq as usize & 63].assume_init(),
             )
         }
+    }
+    /// The flips of the move `sq`, for a square whose flips [`Searcher::etc`] left.
+    #[inline]
+    fn flip(&self, sq: u32) -> u64 {
+        assert!(self.has_flips & (1u64 << sq) != 0);
+        // SAFETY: the bit of `sq` in `has_flips` is set only after `flips[sq]` was written.
+        unsafe { self.flips[sq as usize & 63].assume_init() }
     }
     /// Adds `d` to the key of entry `i`.
     #[inline]
@@ -1075,9 +1086,11 @@ impl Searcher {
     }
 
     /// Orders the moves of `(p, o)` fastest-first: fewest opponent replies (corners counted
-    /// twice), then fewest opponent potential mobility; the TT move `tt_move` first.
+    /// twice), then fewest opponent potential mobility; the TT move `tt_move` first. With
+    /// `FLIPS_KNOWN` the flips of the moves are read from `list` (left there by
+    /// [`Searcher::etc`]) instead of computed.
     #[inline]
-    fn fastest_first(
+    fn fastest_first<const FLIPS_KNOWN: bool>(
         &self,
         list: &mut MoveList,
         p: u64,
@@ -1104,12 +1117,17 @@ impl Searcher {
         while m != 0 {
             let x = m.trailing_zeros();
             m &= m - 1;
-            let f = flips(p, o, x);
+            let f = if FLIPS_KNOWN {
+                list.flip(x)
+            } else {
+                let f = flips(p, o, x);
+                list.flips[x as usize & 63] = MaybeUninit::new(f);
+                f
+            };
             let np = o ^ f;
             let no = p ^ f ^ (1 << x);
             let om = get_moves(np, no);
             list.child_moves[x as usize & 63] = MaybeUninit::new(om);
-            list.flips[x as usize & 63] = MaybeUninit::new(f);
             written |= 1u64 << x;
             if prefetch {
                 self.tt.prefetch(&Board {
@@ -1134,7 +1152,15 @@ impl Searcher {
 
     /// Enhanced transposition cutoff (ETC): if the TT proves some child scores ≤ −alpha − 1
     /// for its side to move, this node fails high without a search; returns that bound.
-    fn etc(&mut self, p: u64, o: u64, moves: u64, alpha: Score) -> Option<Score> {
+    /// The flips of every move are left in `list` (its `flips`, marked in `has_flips`).
+    fn etc(
+        &mut self,
+        p: u64,
+        o: u64,
+        moves: u64,
+        alpha: Score,
+        list: &mut MoveList,
+    ) -> Option<Score> {
         // All the children's buckets are requested from memory first, then probed.
         let mut children = [MaybeUninit::<(Board, usize)>::uninit(); 64];
         let mut n = 0;
@@ -1143,6 +1169,7 @@ impl Searcher {
             let x = m.trailing_zeros();
             m &= m - 1;
             let f = flips(p, o, x);
+            list.flips[x as usize & 63] = MaybeUninit::new(f);
             let c = Board {
                 player: o ^ f,
                 opponent: p ^ f ^ (1 << x),
@@ -1152,6 +1179,7 @@ impl Searcher {
             children[n & 63] = MaybeUninit::new((c, slot));
             n += 1;
         }
+        list.has_flips = moves;
         for c in &children[..n.min(64)] {
             // SAFETY: the first `n` entries were written just above.
             let (c, slot) = unsafe { c.assume_init_ref() };
@@ -1176,7 +1204,7 @@ impl Searcher {
         tt_move: Option<u8>,
         empties: u32,
     ) {
-        self.fastest_first(list, b.player, b.opponent, moves, tt_move, false);
+        self.fastest_first::<false>(list, b.player, b.opponent, moves, tt_move, false);
         list.sort();
         let depth = order_depth(empties);
         let w = 128;
@@ -1472,9 +1500,9 @@ impl Searcher {
             }
             tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
         }
-        if empties >= ETC_EMPTIES
-            && let Some(v) = self.etc(p, o, moves, alpha)
-        {
+        let mut list = MoveList::new();
+        let etc = empties >= ETC_EMPTIES;
+        if etc && let Some(v) = self.etc(p, o, moves, alpha, &mut list) {
             return v;
         }
         let mut best = -SCORE_INF;
@@ -1486,7 +1514,7 @@ impl Searcher {
             && moves & (moves - 1) != 0
         {
             let x = m as u32;
-            let f = flips(p, o, x);
+            let f = if etc { list.flip(x) } else { flips(p, o, x) };
             best = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
             best_move = x;
             rest &= !(1u64 << x);
@@ -1495,14 +1523,13 @@ impl Searcher {
             // Cut off by the TT move (or stopped: nothing is stored below).
         } else if rest & (rest - 1) == 0 {
             let x = rest.trailing_zeros();
-            let f = flips(p, o, x);
+            let f = if etc { list.flip(x) } else { flips(p, o, x) };
             let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
             if v > best {
                 best = v;
                 best_move = x;
             }
         } else {
-            let mut list = MoveList::new();
             // A fastest-first list is not sorted: each next move is selected when needed
             // (most nodes search one or two moves; the selection has no data-dependent
             // branches, unlike an insertion sort).
@@ -1511,7 +1538,11 @@ impl Searcher {
                 // Children probe the TT from TT_MIN_EMPTIES; from ETC_EMPTIES the ETC has
                 // already brought their buckets into the cache.
                 let prefetch = empties > TT_MIN_EMPTIES && empties < ETC_EMPTIES;
-                self.fastest_first(&mut list, p, o, rest, None, prefetch);
+                if etc {
+                    self.fastest_first::<true>(&mut list, p, o, rest, None, false);
+                } else {
+                    self.fastest_first::<false>(&mut list, p, o, rest, None, prefetch);
+                }
             } else {
                 self.search_order(&mut list, &b, rest, None, empties);
             }
@@ -1683,7 +1714,7 @@ impl Searcher {
         if empties >= SEARCH_ORDER_EMPTIES {
             self.search_order(&mut list, b, moves, tt_move, empties);
         } else {
-            self.fastest_first(&mut list, p, o, moves, tt_move, false);
+            self.fastest_first::<false>(&mut list, p, o, moves, tt_move, false);
             list.sort();
         }
         let Some((best, best_move)) = self.pvs_moves(
