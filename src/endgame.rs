@@ -930,17 +930,20 @@ impl Searcher {
     fn last4(&mut self, p: u64, o: u64, alpha: Score, may_pass: bool) -> Score {
         self.nodes += 1;
         let empty = !(p | o);
-        let odd = odd_quadrants(empty);
-        let mut xs = [0u32; 4];
-        let mut n = 0;
-        for m in [empty & odd, empty & !odd] {
-            let mut b = m;
-            while b != 0 {
-                xs[n] = b.trailing_zeros();
-                b &= b - 1;
-                n += 1;
-            }
-        }
+        let in_odd = empty & odd_quadrants(empty);
+        // Odd-quadrant squares first, each group in square order. With 4 empties the odd
+        // quadrants hold none, all, or (quadrant sizes 2, 1, 1) two of them: only the last
+        // case reorders.
+        let (first, second) = if in_odd == 0 || in_odd == empty {
+            (empty, 0)
+        } else {
+            (in_odd, empty & !in_odd)
+        };
+        let e1 = first & (first - 1);
+        let (x1, x2) = (first.trailing_zeros(), e1.trailing_zeros());
+        let rest = (e1 & (e1 - 1)) | second;
+        let e3 = rest & (rest - 1);
+        let xs = [x1, x2, rest.trailing_zeros(), e3.trailing_zeros()];
         let mut best = -SCORE_INF;
         for i in 0..4 {
             let x = xs[i];
