@@ -1569,7 +1569,13 @@ impl Searcher {
                 }
                 let x = list.sq(i);
                 let (f, cm) = list.child(x);
-                let v = -self.nws_m(o ^ f, p ^ f ^ (1 << x), cm, -alpha - 1, empties - 1, true);
+                let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
+                // At 7 empties straight to the 6-empties search (nws_m's frame is large).
+                let v = if empties - 1 < FASTEST_FIRST_EMPTIES {
+                    -self.nws_shallow_m(cp, co, cm, -alpha - 1, empties - 1, true)
+                } else {
+                    -self.nws_m(cp, co, cm, -alpha - 1, empties - 1, true)
+                };
                 if v > best {
                     best = v;
                     best_move = x;
