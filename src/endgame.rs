@@ -438,11 +438,6 @@ pub fn odd_quadrants(empty: u64) -> u64 {
     (x & 0x0000_0011_0000_0011).wrapping_mul(0x0F0F_0F0F)
 }
 
-#[inline(always)]
-fn quadrant_of(x: u32) -> u32 {
-    ((x >> 2) & 1) | ((x >> 4) & 2)
-}
-
 /// The final disc difference of `(p, o)` (empties to the winner), as [`Board::final_score`].
 #[inline]
 fn final_score(p: u64, o: u64) -> Score {
@@ -865,10 +860,12 @@ impl Searcher {
     /// node costs a prologue saving 6 registers).
     #[inline(always)]
     fn last3_inline(&mut self, p: u64, o: u64, alpha: Score, x1: u32, x2: u32, x3: u32) -> Score {
-        let (q1, q2, q3) = (quadrant_of(x1), quadrant_of(x2), quadrant_of(x3));
-        let (x1, x2, x3) = if q1 == q2 && q3 != q1 {
+        // Two squares share a quadrant when their indices agree in bits 2 (column ≥ 4) and
+        // 5 (row ≥ 4); the square alone in its quadrant (an odd one) goes first.
+        let same = |a: u32, b: u32| (a ^ b) & 0b10_0100 == 0;
+        let (x1, x2, x3) = if same(x1, x2) && !same(x1, x3) {
             (x3, x1, x2)
-        } else if q1 == q3 && q2 != q1 {
+        } else if same(x1, x3) && !same(x1, x2) {
             (x2, x1, x3)
         } else {
             (x1, x2, x3)
