@@ -204,7 +204,7 @@ pub fn flips_avx2(p: u64, o: u64, x: u32) -> u64 {
 /// touches `x`.
 #[inline(always)]
 fn flips_near(p: u64, o: u64, x: u32) -> u64 {
-    if NEIGHBOUR[x as usize] & o == 0 {
+    if NEIGHBOUR[x as usize & 63] & o == 0 {
         0
     } else {
         flips(p, o, x)
