@@ -2041,6 +2041,76 @@ mod tests {
         }
     }
 
+    /// [`stable_discs`] square by square: the same rule, iterated to its fixpoint.
+    fn stable_discs_reference(p: u64, o: u64) -> u64 {
+        let mut stable = 0;
+        let filled = p | o;
+        let full = |m: &[u64]| m.iter().filter(|&&l| filled & l == l).fold(0, |a, l| a | l);
+        let rows: Vec<u64> = (0..8).map(|r| 0xFFu64 << (8 * r)).collect();
+        let cols: Vec<u64> = (0..8).map(|c| 0x0101_0101_0101_0101u64 << c).collect();
+        let (full_h, full_v) = (full(&rows), full(&cols));
+        let (full_9, full_7) = (full(&DIAGONALS[..15]), full(&DIAGONALS[15..]));
+        loop {
+            let mut next = 0;
+            for sq in 0..64 {
+                let b = 1u64 << sq;
+                if p & b == 0 {
+                    continue;
+                }
+                let (c, r) = (sq % 8, sq / 8);
+                // Along an axis (dc, dr): full line, an edge, or a stable neighbour.
+                let ok = |dc: i32, dr: i32, full_axis: u64| {
+                    if full_axis & b != 0 {
+                        return true;
+                    }
+                    [(dc, dr), (-dc, -dr)].iter().any(|&(x, y)| {
+                        let (nc, nr) = (c + x, r + y);
+                        !(0..8).contains(&nc)
+                            || !(0..8).contains(&nr)
+                            || stable & (1u64 << (nr * 8 + nc)) != 0
+                    })
+                };
+                if ok(1, 0, full_h) && ok(0, 1, full_v) && ok(1, 1, full_9) && ok(-1, 1, full_7) {
+                    next |= b;
+                }
+            }
+            if next == stable {
+                return stable;
+            }
+            stable = next;
+        }
+    }
+
+    #[test]
+    fn stable_discs_equal_a_square_by_square_fixpoint() {
+        let mut with_edge_runs = 0;
+        for (i, (a, b)) in crate::board::random_bitboard_pairs(5_000)
+            .into_iter()
+            .enumerate()
+        {
+            // Dense boards with filled edges, so that edge runs and full lines are common.
+            let fill = if i % 2 == 0 {
+                0xFF81_8181_8181_81FF
+            } else {
+                !0
+            };
+            let (a, b) = (
+                a | (!(a | b) & fill & (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+                b,
+            );
+            let (a, b) = (a, b & !a);
+            let s = stable_discs(a, b);
+            with_edge_runs += (s & 0x7E00_0000_0000_007E != 0) as u32;
+            assert_eq!(s, stable_discs_reference(a, b), "{a:x} {b:x}");
+            assert_eq!(
+                stable_discs(b, a),
+                stable_discs_reference(b, a),
+                "{a:x} {b:x}"
+            );
+        }
+        assert!(with_edge_runs > 100, "{with_edge_runs}");
+    }
+
     #[test]
     fn odd_quadrants_equals_popcount_parity() {
         for (a, b) in crate::board::random_bitboard_pairs(20_000) {
