@@ -109,22 +109,29 @@ pub fn get_moves(p: u64, o: u64) -> u64 {
         // SAFETY: AVX2 is enabled at compile time (cfg above); only register operations.
         unsafe {
             let pp = _mm256_set1_epi64x(p as i64);
-            let oh = o & 0x7E7E_7E7E_7E7E_7E7E;
             // Opponent discs that may be jumped: columns a and h excluded except vertically.
-            let om = _mm256_set_epi64x(oh as i64, oh as i64, o as i64, oh as i64);
+            let om = _mm256_and_si256(
+                _mm256_set1_epi64x(o as i64),
+                _mm256_set_epi64x(
+                    0x7E7E_7E7E_7E7E_7E7E,
+                    0x7E7E_7E7E_7E7E_7E7E,
+                    -1,
+                    0x7E7E_7E7E_7E7E_7E7E,
+                ),
+            );
             let sh = _mm256_set_epi64x(7, 9, 8, 1);
             let sh2 = _mm256_add_epi64(sh, sh);
             // Towards higher indices.
             let mut f = _mm256_and_si256(om, _mm256_sllv_epi64(pp, sh));
             f = _mm256_or_si256(f, _mm256_and_si256(om, _mm256_sllv_epi64(f, sh)));
-            let pre = _mm256_and_si256(om, _mm256_sllv_epi64(om, sh));
-            f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_sllv_epi64(f, sh2)));
-            f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_sllv_epi64(f, sh2)));
+            let pre_up = _mm256_and_si256(om, _mm256_sllv_epi64(om, sh));
+            f = _mm256_or_si256(f, _mm256_and_si256(pre_up, _mm256_sllv_epi64(f, sh2)));
+            f = _mm256_or_si256(f, _mm256_and_si256(pre_up, _mm256_sllv_epi64(f, sh2)));
             let mut m = _mm256_sllv_epi64(f, sh);
-            // Towards lower indices.
+            // Towards lower indices (the pairs of jumpable discs are the same pairs shifted).
             let mut f = _mm256_and_si256(om, _mm256_srlv_epi64(pp, sh));
             f = _mm256_or_si256(f, _mm256_and_si256(om, _mm256_srlv_epi64(f, sh)));
-            let pre = _mm256_and_si256(om, _mm256_srlv_epi64(om, sh));
+            let pre = _mm256_srlv_epi64(pre_up, sh);
             f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_srlv_epi64(f, sh2)));
             f = _mm256_or_si256(f, _mm256_and_si256(pre, _mm256_srlv_epi64(f, sh2)));
             m = _mm256_or_si256(m, _mm256_srlv_epi64(f, sh));
@@ -149,8 +156,10 @@ static RAYS_ALIGNED: AlignedRays = AlignedRays(LAST_RAYS);
 /// Rays towards higher indices: the first square not holding an opponent disc is the lowest
 /// set bit of `ray & !o` (`b & -b`); the flips are the ray below it if it holds a disc of `p`.
 /// Rays towards lower indices: the first such square is the highest set bit, found by
-/// smearing the bits downwards (`s |= s >> 1, 2, 4, …, 32`); the flips are the ray above the
-/// smear. The idea of vectorising the directions follows Toshihiko Okuhara's AVX2 flips for
+/// smearing the bits down the ray (`s |= s >> d, 2d, 4d` for the ray's step d, 1, 8, 9 or 7:
+/// a ray has at most 7 squares); it is the one square of the smear not in the smear shifted
+/// by one more step, and the flips are the ray above the smear if that square holds a disc of
+/// `p`. The idea of vectorising the directions follows Toshihiko Okuhara's AVX2 flips for
 /// Edax (our own code).
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 #[inline(always)]
@@ -174,16 +183,15 @@ pub fn flips_avx2(p: u64, o: u64, x: u32) -> u64 {
             _mm256_andnot_si256(_mm256_cmpeq_epi64(out, zero), below),
             up,
         );
-        // Towards lower indices.
-        let mut sm = _mm256_andnot_si256(oo, dn);
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 1));
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 2));
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 4));
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 8));
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 16));
-        sm = _mm256_or_si256(sm, _mm256_srli_epi64(sm, 32));
-        let top = _mm256_andnot_si256(_mm256_srli_epi64(sm, 1), sm);
-        let out = _mm256_and_si256(top, pp);
+        // Towards lower indices, each lane shifting by its direction's step d (1, 8, 9, 7).
+        let d1 = _mm256_set_epi64x(7, 9, 8, 1);
+        let d2 = _mm256_add_epi64(d1, d1);
+        let d4 = _mm256_add_epi64(d2, d2);
+        let bl = _mm256_andnot_si256(oo, dn);
+        let mut sm = _mm256_or_si256(bl, _mm256_srlv_epi64(bl, d1));
+        sm = _mm256_or_si256(sm, _mm256_srlv_epi64(sm, d2));
+        sm = _mm256_or_si256(sm, _mm256_srlv_epi64(sm, d4));
+        let out = _mm256_andnot_si256(_mm256_srlv_epi64(sm, d1), _mm256_and_si256(dn, pp));
         let f_dn = _mm256_andnot_si256(_mm256_cmpeq_epi64(out, zero), _mm256_andnot_si256(sm, dn));
         let f = _mm256_or_si256(f_up, f_dn);
         let h = _mm_or_si128(_mm256_castsi256_si128(f), _mm256_extracti128_si256(f, 1));
@@ -196,7 +204,7 @@ pub fn flips_avx2(p: u64, o: u64, x: u32) -> u64 {
 /// touches `x`.
 #[inline(always)]
 fn flips_near(p: u64, o: u64, x: u32) -> u64 {
-    if NEIGHBOUR[x as usize] & o == 0 {
+    if NEIGHBOUR[x as usize & 63] & o == 0 {
         0
     } else {
         flips(p, o, x)
@@ -248,14 +256,13 @@ pub fn last_flip_count(p: u64, x: u32) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     {
         use std::arch::x86_64::_pext_u64;
-        let l = &LINES[x as usize & 63];
-        let c = &LINE_FLIP_COUNT;
+        let l = &LAST_FLIP_LINES[x as usize & 63];
         // SAFETY: BMI2 is enabled at compile time (cfg above).
         unsafe {
-            (c[l.pos[0] as usize][_pext_u64(p, l.mask[0]) as usize & 255]
-                + c[l.pos[1] as usize][_pext_u64(p, l.mask[1]) as usize & 255]
-                + c[l.pos[2] as usize][_pext_u64(p, l.mask[2]) as usize & 255]
-                + c[l.pos[3] as usize][_pext_u64(p, l.mask[3]) as usize & 255]) as u32
+            (l.row[0][_pext_u64(p, l.mask[0]) as usize & 255]
+                + l.row[1][_pext_u64(p, l.mask[1]) as usize & 255]
+                + l.row[2][_pext_u64(p, l.mask[2]) as usize & 255]
+                + l.row[3][_pext_u64(p, l.mask[3]) as usize & 255]) as u32
         }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
@@ -303,6 +310,38 @@ const LINES: [Lines; 64] = {
         while k < 4 {
             t[sq].mask[k] = m[k];
             t[sq].pos[k] = (m[k] & ((1u64 << sq) - 1)).count_ones() as u8;
+            k += 1;
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// [`LINE_FLIP_COUNT`] as a static, so that [`LAST_FLIP_LINES`] can point into it.
+static LINE_FLIP_COUNT_ROWS: [[u8; 256]; 8] = LINE_FLIP_COUNT;
+
+/// For each square, the masks of its 4 lines and, for each line, the row of
+/// [`LINE_FLIP_COUNT`] for the square's position on it (one 64-byte cache line per square:
+/// [`last_flip_count`] needs no position arithmetic).
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct LastFlipLines {
+    mask: [u64; 4],
+    row: [&'static [u8; 256]; 4],
+}
+
+/// [`LastFlipLines`] of each square, from [`LINES`].
+static LAST_FLIP_LINES: [LastFlipLines; 64] = {
+    let mut t = [LastFlipLines {
+        mask: [0; 4],
+        row: [&LINE_FLIP_COUNT_ROWS[0]; 4],
+    }; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut k = 0;
+        while k < 4 {
+            t[sq].mask[k] = LINES[sq].mask[k];
+            t[sq].row[k] = &LINE_FLIP_COUNT_ROWS[LINES[sq].pos[k] as usize];
             k += 1;
         }
         sq += 1;
@@ -377,6 +416,8 @@ const CORNERS: u64 = 0x8100_0000_0000_0081;
 const X_AND_C: u64 = 0x42C3_0000_0000_C342;
 /// Move priority groups for parity ordering: corners, then plain squares, then X/C-squares.
 const PRIORITY: [u64; 3] = [CORNERS, !(CORNERS | X_AND_C), X_AND_C];
+/// The four 4×4 quadrants (a1–d4, e1–h4, a5–d8, e5–h8), the reference for [`odd_quadrants`].
+#[cfg(test)]
 const QUADRANTS: [u64; 4] = [
     0x0000_0000_0F0F_0F0F,
     0x0000_0000_F0F0_F0F0,
@@ -384,21 +425,17 @@ const QUADRANTS: [u64; 4] = [
     0xF0F0_F0F0_0000_0000,
 ];
 
-/// Union of the quadrants that hold an odd number of empties (quadrant parity).
+/// Union of the quadrants that hold an odd number of empties (quadrant parity). Without
+/// popcounts: the xor-folds put each quadrant's parity in the bit of its a1-most square
+/// (a1, e1, a5, e5: columns folded by 1 and 2, rows by 8 and 16), and a multiply spreads each
+/// such bit over its quadrant.
 #[inline]
 pub fn odd_quadrants(empty: u64) -> u64 {
-    let mut m = 0;
-    for q in QUADRANTS {
-        if (empty & q).count_ones() & 1 == 1 {
-            m |= q;
-        }
-    }
-    m
-}
-
-#[inline(always)]
-fn quadrant_of(x: u32) -> u32 {
-    ((x >> 2) & 1) | ((x >> 4) & 2)
+    let mut x = empty ^ (empty >> 1);
+    x ^= x >> 2;
+    x ^= x >> 8;
+    x ^= x >> 16;
+    (x & 0x0000_0011_0000_0011).wrapping_mul(0x0F0F_0F0F)
 }
 
 /// The final disc difference of `(p, o)` (empties to the winner), as [`Board::final_score`].
@@ -565,6 +602,9 @@ struct MoveList {
     flips: [MaybeUninit<u64>; 64],
     /// The squares whose `child_moves` and `flips` entries were written.
     has_child_moves: u64,
+    /// The squares whose `flips` entry was written (by [`Searcher::etc`], for
+    /// [`Searcher::fastest_first`] to reuse).
+    has_flips: u64,
 }
 
 /// The key of the TT move: before every other key.
@@ -577,11 +617,12 @@ impl MoveList {
         // still gets cleared whole (LLVM merges the stores into one 1,296-byte memset).
         let mut l = MaybeUninit::<MoveList>::uninit();
         let ptr = l.as_mut_ptr();
-        // SAFETY: `n` and `has_child_moves` are written; every other field is an array of
+        // SAFETY: `n`, `has_child_moves` and `has_flips` are written; every other field is an array of
         // `MaybeUninit`, which needs no initialisation.
         unsafe {
             std::ptr::addr_of_mut!((*ptr).n).write(0);
             std::ptr::addr_of_mut!((*ptr).has_child_moves).write(0);
+            std::ptr::addr_of_mut!((*ptr).has_flips).write(0);
             l.assume_init()
         }
     }
@@ -621,6 +662,13 @@ impl MoveList {
                 self.child_moves[sq as usize & 63].assume_init(),
             )
         }
+    }
+    /// The flips of the move `sq`, for a square whose flips [`Searcher::etc`] left.
+    #[inline]
+    fn flip(&self, sq: u32) -> u64 {
+        assert!(self.has_flips & (1u64 << sq) != 0);
+        // SAFETY: the bit of `sq` in `has_flips` is set only after `flips[sq]` was written.
+        unsafe { self.flips[sq as usize & 63].assume_init() }
     }
     /// Adds `d` to the key of entry `i`.
     #[inline]
@@ -805,10 +853,19 @@ impl Searcher {
 
     /// NWS with three empties, odd-quadrant squares first.
     fn last3(&mut self, p: u64, o: u64, alpha: Score, x1: u32, x2: u32, x3: u32) -> Score {
-        let (q1, q2, q3) = (quadrant_of(x1), quadrant_of(x2), quadrant_of(x3));
-        let (x1, x2, x3) = if q1 == q2 && q3 != q1 {
+        self.last3_inline(p, o, alpha, x1, x2, x3)
+    }
+
+    /// [`Searcher::last3`] inlined into [`Searcher::last4`]'s move loop (a call per 3-empties
+    /// node costs a prologue saving 6 registers).
+    #[inline(always)]
+    fn last3_inline(&mut self, p: u64, o: u64, alpha: Score, x1: u32, x2: u32, x3: u32) -> Score {
+        // Two squares share a quadrant when their indices agree in bits 2 (column ≥ 4) and
+        // 5 (row ≥ 4); the square alone in its quadrant (an odd one) goes first.
+        let same = |a: u32, b: u32| (a ^ b) & 0b10_0100 == 0;
+        let (x1, x2, x3) = if same(x1, x2) && !same(x1, x3) {
             (x3, x1, x2)
-        } else if q1 == q3 && q2 != q1 {
+        } else if same(x1, x3) && !same(x1, x2) {
             (x2, x1, x3)
         } else {
             (x1, x2, x3)
@@ -816,7 +873,16 @@ impl Searcher {
         self.last3_ordered(p, o, alpha, x1, x2, x3, true)
     }
 
+    /// The 3-empties NWS after the side to move passed: not inlined (rare).
+    #[inline(never)]
+    fn last3_passed(&mut self, p: u64, o: u64, alpha: Score, x1: u32, x2: u32, x3: u32) -> Score {
+        self.last3_ordered(p, o, alpha, x1, x2, x3, false)
+    }
+
+    /// NWS with the three empties `x1`, `x2`, `x3` tried in that order; `may_pass` false
+    /// after a pass (a second pass ends the game).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn last3_ordered(
         &mut self,
         p: u64,
@@ -848,7 +914,7 @@ impl Searcher {
             return best;
         }
         if may_pass && get_moves(o, p) != 0 {
-            return -self.last3_ordered(o, p, -alpha - 1, x1, x2, x3, false);
+            return -self.last3_passed(o, p, -alpha - 1, x1, x2, x3);
         }
         Board {
             player: p,
@@ -861,17 +927,20 @@ impl Searcher {
     fn last4(&mut self, p: u64, o: u64, alpha: Score, may_pass: bool) -> Score {
         self.nodes += 1;
         let empty = !(p | o);
-        let odd = odd_quadrants(empty);
-        let mut xs = [0u32; 4];
-        let mut n = 0;
-        for m in [empty & odd, empty & !odd] {
-            let mut b = m;
-            while b != 0 {
-                xs[n] = b.trailing_zeros();
-                b &= b - 1;
-                n += 1;
-            }
-        }
+        let in_odd = empty & odd_quadrants(empty);
+        // Odd-quadrant squares first, each group in square order. With 4 empties the odd
+        // quadrants hold none, all, or (quadrant sizes 2, 1, 1) two of them: only the last
+        // case reorders.
+        let (first, second) = if in_odd == 0 || in_odd == empty {
+            (empty, 0)
+        } else {
+            (in_odd, empty & !in_odd)
+        };
+        let e1 = first & (first - 1);
+        let (x1, x2) = (first.trailing_zeros(), e1.trailing_zeros());
+        let rest = (e1 & (e1 - 1)) | second;
+        let e3 = rest & (rest - 1);
+        let xs = [x1, x2, rest.trailing_zeros(), e3.trailing_zeros()];
         let mut best = -SCORE_INF;
         for i in 0..4 {
             let x = xs[i];
@@ -883,7 +952,7 @@ impl Searcher {
                     2 => [xs[0], xs[1], xs[3]],
                     _ => [xs[0], xs[1], xs[2]],
                 };
-                let v = -self.last3(o ^ f, p ^ f ^ (1 << x), -alpha - 1, r[0], r[1], r[2]);
+                let v = -self.last3_inline(o ^ f, p ^ f ^ (1 << x), -alpha - 1, r[0], r[1], r[2]);
                 if v > best {
                     best = v;
                     if v > alpha {
@@ -1017,9 +1086,11 @@ impl Searcher {
     }
 
     /// Orders the moves of `(p, o)` fastest-first: fewest opponent replies (corners counted
-    /// twice), then fewest opponent potential mobility; the TT move `tt_move` first.
+    /// twice), then fewest opponent potential mobility; the TT move `tt_move` first. With
+    /// `FLIPS_KNOWN` the flips of the moves are read from `list` (left there by
+    /// [`Searcher::etc`]) instead of computed.
     #[inline]
-    fn fastest_first(
+    fn fastest_first<const FLIPS_KNOWN: bool>(
         &self,
         list: &mut MoveList,
         p: u64,
@@ -1028,45 +1099,68 @@ impl Searcher {
         tt_move: Option<u8>,
         prefetch: bool,
     ) {
-        list.n = 0;
-        let odd = odd_quadrants(!(p | o));
+        // The counters stay in registers; the list's are written once at the end.
+        let empty = !(p | o);
+        let odd = odd_quadrants(empty);
+        let mut n = 0usize;
+        let mut written = 0u64;
         let mut m = moves;
+        // The TT move is listed first: with its unique key the order is that of pushing the
+        // moves in square order (`select` and the stable `sort` order by key, then square).
+        if let Some(t) = tt_move
+            && moves & (1u64 << t) != 0
+        {
+            list.item[0] = MaybeUninit::new(FIRST_KEY * 64 + t as i32);
+            n = 1;
+            m &= !(1u64 << t);
+        }
         while m != 0 {
             let x = m.trailing_zeros();
             m &= m - 1;
-            let key = if tt_move == Some(x as u8) {
-                FIRST_KEY
+            let f = if FLIPS_KNOWN {
+                list.flip(x)
             } else {
                 let f = flips(p, o, x);
-                let np = o ^ f;
-                let no = p ^ f ^ (1 << x);
-                let om = get_moves(np, no);
-                list.child_moves[x as usize & 63] = MaybeUninit::new(om);
                 list.flips[x as usize & 63] = MaybeUninit::new(f);
-                list.has_child_moves |= 1u64 << x;
-                if prefetch {
-                    self.tt.prefetch(&Board {
-                        player: np,
-                        opponent: no,
-                    });
-                }
-                let pot = (neighbours(no) & !(np | no)).count_ones() as i32;
-                let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 6 * pot;
-                if (1u64 << x) & odd != 0 {
-                    k -= 16;
-                }
-                if (1u64 << x) & CORNERS != 0 {
-                    k -= 48;
-                }
-                k
+                f
             };
-            list.push(x, key);
+            let np = o ^ f;
+            let no = p ^ f ^ (1 << x);
+            let om = get_moves(np, no);
+            list.child_moves[x as usize & 63] = MaybeUninit::new(om);
+            written |= 1u64 << x;
+            if prefetch {
+                self.tt.prefetch(&Board {
+                    player: np,
+                    opponent: no,
+                });
+            }
+            let pot = (neighbours(no) & empty & !(1u64 << x)).count_ones() as i32;
+            let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 6 * pot;
+            if (1u64 << x) & odd != 0 {
+                k -= 16;
+            }
+            if (1u64 << x) & CORNERS != 0 {
+                k -= 48;
+            }
+            list.item[n & 63] = MaybeUninit::new(k * 64 + x as i32);
+            n += 1;
         }
+        list.n = n;
+        list.has_child_moves |= written;
     }
 
     /// Enhanced transposition cutoff (ETC): if the TT proves some child scores ≤ −alpha − 1
     /// for its side to move, this node fails high without a search; returns that bound.
-    fn etc(&mut self, p: u64, o: u64, moves: u64, alpha: Score) -> Option<Score> {
+    /// The flips of every move are left in `list` (its `flips`, marked in `has_flips`).
+    fn etc(
+        &mut self,
+        p: u64,
+        o: u64,
+        moves: u64,
+        alpha: Score,
+        list: &mut MoveList,
+    ) -> Option<Score> {
         // All the children's buckets are requested from memory first, then probed.
         let mut children = [MaybeUninit::<(Board, usize)>::uninit(); 64];
         let mut n = 0;
@@ -1075,6 +1169,7 @@ impl Searcher {
             let x = m.trailing_zeros();
             m &= m - 1;
             let f = flips(p, o, x);
+            list.flips[x as usize & 63] = MaybeUninit::new(f);
             let c = Board {
                 player: o ^ f,
                 opponent: p ^ f ^ (1 << x),
@@ -1084,6 +1179,7 @@ impl Searcher {
             children[n & 63] = MaybeUninit::new((c, slot));
             n += 1;
         }
+        list.has_flips = moves;
         for c in &children[..n.min(64)] {
             // SAFETY: the first `n` entries were written just above.
             let (c, slot) = unsafe { c.assume_init_ref() };
@@ -1108,7 +1204,7 @@ impl Searcher {
         tt_move: Option<u8>,
         empties: u32,
     ) {
-        self.fastest_first(list, b.player, b.opponent, moves, tt_move, false);
+        self.fastest_first::<false>(list, b.player, b.opponent, moves, tt_move, false);
         list.sort();
         let depth = order_depth(empties);
         let w = 128;
@@ -1404,9 +1500,9 @@ impl Searcher {
             }
             tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
         }
-        if empties >= ETC_EMPTIES
-            && let Some(v) = self.etc(p, o, moves, alpha)
-        {
+        let mut list = MoveList::new();
+        let etc = empties >= ETC_EMPTIES;
+        if etc && let Some(v) = self.etc(p, o, moves, alpha, &mut list) {
             return v;
         }
         let mut best = -SCORE_INF;
@@ -1418,7 +1514,7 @@ impl Searcher {
             && moves & (moves - 1) != 0
         {
             let x = m as u32;
-            let f = flips(p, o, x);
+            let f = if etc { list.flip(x) } else { flips(p, o, x) };
             best = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
             best_move = x;
             rest &= !(1u64 << x);
@@ -1427,14 +1523,13 @@ impl Searcher {
             // Cut off by the TT move (or stopped: nothing is stored below).
         } else if rest & (rest - 1) == 0 {
             let x = rest.trailing_zeros();
-            let f = flips(p, o, x);
+            let f = if etc { list.flip(x) } else { flips(p, o, x) };
             let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
             if v > best {
                 best = v;
                 best_move = x;
             }
         } else {
-            let mut list = MoveList::new();
             // A fastest-first list is not sorted: each next move is selected when needed
             // (most nodes search one or two moves; the selection has no data-dependent
             // branches, unlike an insertion sort).
@@ -1443,7 +1538,11 @@ impl Searcher {
                 // Children probe the TT from TT_MIN_EMPTIES; from ETC_EMPTIES the ETC has
                 // already brought their buckets into the cache.
                 let prefetch = empties > TT_MIN_EMPTIES && empties < ETC_EMPTIES;
-                self.fastest_first(&mut list, p, o, rest, None, prefetch);
+                if etc {
+                    self.fastest_first::<true>(&mut list, p, o, rest, None, false);
+                } else {
+                    self.fastest_first::<false>(&mut list, p, o, rest, None, prefetch);
+                }
             } else {
                 self.search_order(&mut list, &b, rest, None, empties);
             }
@@ -1467,7 +1566,13 @@ impl Searcher {
                 }
                 let x = list.sq(i);
                 let (f, cm) = list.child(x);
-                let v = -self.nws_m(o ^ f, p ^ f ^ (1 << x), cm, -alpha - 1, empties - 1, true);
+                let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
+                // At 7 empties straight to the 6-empties search (nws_m's frame is large).
+                let v = if empties - 1 < FASTEST_FIRST_EMPTIES {
+                    -self.nws_shallow_m(cp, co, cm, -alpha - 1, empties - 1, true)
+                } else {
+                    -self.nws_m(cp, co, cm, -alpha - 1, empties - 1, true)
+                };
                 if v > best {
                     best = v;
                     best_move = x;
@@ -1615,7 +1720,7 @@ impl Searcher {
         if empties >= SEARCH_ORDER_EMPTIES {
             self.search_order(&mut list, b, moves, tt_move, empties);
         } else {
-            self.fastest_first(&mut list, p, o, moves, tt_move, false);
+            self.fastest_first::<false>(&mut list, p, o, moves, tt_move, false);
             list.sort();
         }
         let Some((best, best_move)) = self.pvs_moves(
@@ -1933,6 +2038,91 @@ mod tests {
                 }
             }
             assert_eq!(full_diagonals(filled), (d9, d7), "{filled:x}");
+        }
+    }
+
+    /// [`stable_discs`] square by square: the same rule, iterated to its fixpoint.
+    fn stable_discs_reference(p: u64, o: u64) -> u64 {
+        let mut stable = 0;
+        let filled = p | o;
+        let full = |m: &[u64]| m.iter().filter(|&&l| filled & l == l).fold(0, |a, l| a | l);
+        let rows: Vec<u64> = (0..8).map(|r| 0xFFu64 << (8 * r)).collect();
+        let cols: Vec<u64> = (0..8).map(|c| 0x0101_0101_0101_0101u64 << c).collect();
+        let (full_h, full_v) = (full(&rows), full(&cols));
+        let (full_9, full_7) = (full(&DIAGONALS[..15]), full(&DIAGONALS[15..]));
+        loop {
+            let mut next = 0;
+            for sq in 0..64 {
+                let b = 1u64 << sq;
+                if p & b == 0 {
+                    continue;
+                }
+                let (c, r) = (sq % 8, sq / 8);
+                // Along an axis (dc, dr): full line, an edge, or a stable neighbour.
+                let ok = |dc: i32, dr: i32, full_axis: u64| {
+                    if full_axis & b != 0 {
+                        return true;
+                    }
+                    [(dc, dr), (-dc, -dr)].iter().any(|&(x, y)| {
+                        let (nc, nr) = (c + x, r + y);
+                        !(0..8).contains(&nc)
+                            || !(0..8).contains(&nr)
+                            || stable & (1u64 << (nr * 8 + nc)) != 0
+                    })
+                };
+                if ok(1, 0, full_h) && ok(0, 1, full_v) && ok(1, 1, full_9) && ok(-1, 1, full_7) {
+                    next |= b;
+                }
+            }
+            if next == stable {
+                return stable;
+            }
+            stable = next;
+        }
+    }
+
+    #[test]
+    fn stable_discs_equal_a_square_by_square_fixpoint() {
+        let mut with_edge_runs = 0;
+        for (i, (a, b)) in crate::board::random_bitboard_pairs(5_000)
+            .into_iter()
+            .enumerate()
+        {
+            // Dense boards with filled edges, so that edge runs and full lines are common.
+            let fill = if i % 2 == 0 {
+                0xFF81_8181_8181_81FF
+            } else {
+                !0
+            };
+            let (a, b) = (
+                a | (!(a | b) & fill & (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+                b,
+            );
+            let (a, b) = (a, b & !a);
+            let s = stable_discs(a, b);
+            with_edge_runs += (s & 0x7E00_0000_0000_007E != 0) as u32;
+            assert_eq!(s, stable_discs_reference(a, b), "{a:x} {b:x}");
+            assert_eq!(
+                stable_discs(b, a),
+                stable_discs_reference(b, a),
+                "{a:x} {b:x}"
+            );
+        }
+        assert!(with_edge_runs > 100, "{with_edge_runs}");
+    }
+
+    #[test]
+    fn odd_quadrants_equals_popcount_parity() {
+        for (a, b) in crate::board::random_bitboard_pairs(20_000) {
+            for empty in [a, b, !(a | b), a ^ b] {
+                let mut want = 0;
+                for q in QUADRANTS {
+                    if (empty & q).count_ones() % 2 == 1 {
+                        want |= q;
+                    }
+                }
+                assert_eq!(odd_quadrants(empty), want, "{empty:x}");
+            }
         }
     }
 
