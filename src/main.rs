@@ -205,7 +205,7 @@ struct TrainArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=8))]
     deviation_plies: Option<u32>,
     /// Search-leaf samples: walks from training positions down to 3-8 empties, solved
-    /// (default 1500000, or 5000 with --quick; 0 = none).
+    /// (default 6000000, or 5000 with --quick; 0 = none).
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
     leaf_samples: Option<u64>,
     /// Evaluation whose greedy moves the search-leaf walks follow: classic, trained (the
@@ -455,6 +455,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         let e = flank::eval::Evaluator::from_spec(&spec)?;
         // Nothing has evaluated yet, so this cannot fail; ignore it if it somehow did.
         let _ = flank::eval::set_evaluator(e);
+    }
+    if matches!(
+        command,
+        Command::Gtp(_) | Command::Solve(_) | Command::Bench(_)
+    ) {
+        // Decode the weights now (about 0.3 s with the residual nets), not inside the first
+        // search, where it would count against the game clock or the first solve's time.
+        let _ = flank::eval::active();
     }
     match command {
         Command::Gtp(args) => run_gtp(args),

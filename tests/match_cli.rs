@@ -589,8 +589,8 @@ fn engines_without_time_commands_play_on_the_runners_clock() {
     for (genmove, time, reason) in [
         // Set-up passes; its first move is a wrong pass.
         ("printf \"= pass\\n\\n\"", "30", "wrong-pass"),
-        // Its clock still runs: 2 s over a 0.3 s clock.
-        ("sleep 2; printf \"= pass\\n\\n\"", "0.3", "time"),
+        // Its clock still runs: 3 s over a 1 s clock (flank, on 1 s, must not flag first).
+        ("sleep 3; printf \"= pass\\n\\n\"", "1", "time"),
     ] {
         let v = one_game_against_flank(&no_time(genmove), time);
         let g = &v["game_list"][0];
