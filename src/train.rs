@@ -134,7 +134,7 @@ impl TrainOptions {
             solve_empties: 16,
             wthor_solve_empties: 14,
             deviation_plies: 0,
-            leaf_samples: 1_500_000,
+            leaf_samples: 6_000_000,
             leaf_eval: "trained".into(),
             iterations: 60,
             lambda: 20.0,
