@@ -1,5 +1,7 @@
 //! Criterion benchmark of the evaluations: evaluations per second of the trained pattern
-//! evaluation (embedded weights) and of the classic one, over a fixed set of positions, and of the two ways of reading the pattern indices.
+//! evaluation (embedded weights) and of the classic one, over a fixed set of positions, of the
+//! trained evaluation with and without its residual net at 4-5 empties, and of the two ways of
+//! reading the pattern indices.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -8,14 +10,16 @@ use flank::Board;
 use flank::eval::Evaluator;
 use flank::pattern::{self, FEATURES_PER_POSITION};
 
-/// 1,024 positions from deterministic pseudo-random games (every ply of each game).
-fn positions() -> Vec<Board> {
+/// 1,024 positions with `empties` in `range` from deterministic pseudo-random games.
+fn positions_in(range: std::ops::RangeInclusive<u32>) -> Vec<Board> {
     let mut out = Vec::new();
     let mut x: u64 = 0x2545_F491_4F6C_DD1D;
     while out.len() < 1024 {
         let mut b = Board::start();
         while !b.is_game_over() && out.len() < 1024 {
-            out.push(b);
+            if range.contains(&b.empties()) {
+                out.push(b);
+            }
             let moves: Vec<_> = b.legal_moves().collect();
             if moves.is_empty() {
                 b = b.pass();
@@ -28,6 +32,11 @@ fn positions() -> Vec<Board> {
         }
     }
     out
+}
+
+/// 1,024 positions from deterministic pseudo-random games (every ply of each game).
+fn positions() -> Vec<Board> {
+    positions_in(0..=60)
 }
 
 fn bench_eval(c: &mut Criterion) {
@@ -46,6 +55,27 @@ fn bench_eval(c: &mut Criterion) {
             })
         });
     }
+    g.finish();
+    // At 4-5 empties (the leaves of a depth-15 search from 20 empties) the phase has a net.
+    let late = positions_in(4..=5);
+    let p = flank::weights::evaluator_from_bytes(flank::weights::EMBEDDED)
+        .expect("embedded weights decode");
+    let mut g = c.benchmark_group("evaluate-4-5-empties");
+    g.throughput(Throughput::Elements(late.len() as u64));
+    g.bench_function("linear+net", |bench| {
+        bench.iter(|| {
+            late.iter()
+                .map(|b| p.evaluate_fine(black_box(b)))
+                .sum::<i32>()
+        })
+    });
+    g.bench_function("linear", |bench| {
+        bench.iter(|| {
+            late.iter()
+                .map(|b| p.linear_fine(black_box(b)))
+                .sum::<i32>()
+        })
+    });
     g.finish();
     let mut g = c.benchmark_group("pattern-indices");
     g.throughput(Throughput::Elements(boards.len() as u64));
