@@ -492,7 +492,12 @@ impl PatternEval {
     pub fn linear_fine(&self, b: &Board) -> i32 {
         let mut idx = [0u32; FEATURES_PER_POSITION];
         raw_indices(b, &mut idx);
-        let ph = phase(b.empties());
+        self.linear_at(phase(b.empties()), &idx)
+    }
+
+    /// The linear sum of phase `ph`'s weights at the raw indices `idx`.
+    #[inline(always)]
+    fn linear_at(&self, ph: usize, idx: &[u32; FEATURES_PER_POSITION]) -> i32 {
         let w = &self.raw[ph * self.raw_len..(ph + 1) * self.raw_len];
         idx.iter().map(|&i| w[i as usize] as i32).sum()
     }
@@ -504,8 +509,7 @@ impl PatternEval {
         let mut idx = [0u32; FEATURES_PER_POSITION];
         raw_indices(b, &mut idx);
         let ph = phase(b.empties());
-        let w = &self.raw[ph * self.raw_len..(ph + 1) * self.raw_len];
-        let linear: i32 = idx.iter().map(|&i| w[i as usize] as i32).sum();
+        let linear = self.linear_at(ph, &idx);
         match self.nets.get(ph) {
             Some(net) => linear + net.correction(&idx),
             None => linear,

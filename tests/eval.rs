@@ -286,20 +286,26 @@ fn exact(b: &Board) -> i32 {
         .unwrap()
 }
 
-/// Search-leaf samples sit at 3-8 empties, carry the exact score of their own position
-/// (checked by plain negamax), keep their root's game number, and do not depend on the call.
-#[test]
-fn leaf_samples_are_exactly_labelled_low_empties_positions() {
-    let roots: Vec<flank::train::Sample> = positions(4000)
+/// Roots for search-leaf walks: the positions with 9-22 empties and a move among the first
+/// `n` of [`positions`], numbered as games from `first_game` on (labels unused).
+fn walk_roots(n: usize, first_game: u32) -> Vec<flank::train::Sample> {
+    positions(n)
         .into_iter()
         .filter(|b| (9..=22).contains(&b.empties()) && b.has_moves())
         .enumerate()
         .map(|(i, board)| flank::train::Sample {
             board,
             label: 0,
-            game: 1000 + i as u32,
+            game: first_game + i as u32,
         })
-        .collect();
+        .collect()
+}
+
+/// Search-leaf samples sit at 3-8 empties, carry the exact score of their own position
+/// (checked by plain negamax), keep their root's game number, and do not depend on the call.
+#[test]
+fn leaf_samples_are_exactly_labelled_low_empties_positions() {
+    let roots = walk_roots(4000, 1000);
     assert!(roots.len() > 100);
     let mut opts = flank::train::TrainOptions::quick("unused".into(), "unused".into());
     opts.leaf_samples = 300;
@@ -332,16 +338,7 @@ fn leaf_samples_are_exactly_labelled_low_empties_positions() {
 /// error of every phase they cover by a wide margin, and training is deterministic.
 #[test]
 fn residual_nets_learn_the_residual() {
-    let roots: Vec<flank::train::Sample> = positions(20_000)
-        .into_iter()
-        .filter(|b| (9..=22).contains(&b.empties()) && b.has_moves())
-        .enumerate()
-        .map(|(i, board)| flank::train::Sample {
-            board,
-            label: 0,
-            game: i as u32,
-        })
-        .collect();
+    let roots = walk_roots(20_000, 0);
     let mut opts = flank::train::TrainOptions::quick("unused".into(), "unused".into());
     opts.leaf_samples = 6000;
     opts.validation_percent = 20;
