@@ -226,17 +226,18 @@ struct TrainArgs {
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: Option<u64>,
     /// Phases (of 2 empties each: phase 2 = 4-5 empties) that get a residual net on top of
-    /// the linear patterns: a list like 1,2 or 0-3, or none (default 1-4).
+    /// the linear patterns: a list like 1,2 or 0-3 (phases 0-29), or none (default 1-4).
     #[arg(long, value_name = "PHASES", value_parser = parse_phases)]
     net_phases: Option<PhaseList>,
-    /// Take the linear pattern weights from this weights file instead of fitting them; only
-    /// the residual nets are trained.
+    /// Take the linear pattern weights from this weights file (or `trained`, the built-in
+    /// ones) instead of fitting them, and its nets in the phases not in --net-phases; only the
+    /// listed nets are trained (the labelling still runs; --iterations/--lambda do not apply).
     #[arg(long, value_name = "FILE")]
     base: Option<PathBuf>,
-    /// SGD epochs per residual net (default 12).
+    /// SGD epochs per residual net, 1-1000 (default 12).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
     net_epochs: Option<u64>,
-    /// SGD learning rate of the residual nets at the start (default 0.001).
+    /// SGD learning rate of the residual nets at the start, in (0, 1] (default 0.001).
     #[arg(long, value_parser = parse_rate)]
     net_rate: Option<f32>,
 }

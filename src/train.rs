@@ -945,14 +945,9 @@ fn train_net(
     pb: &ProgressBar,
 ) -> (PhaseNet, NetReport) {
     let n = LAYOUT.compact_len;
-    let lo = ph as u32 * PHASE_WIDTH;
-    let hi = lo + PHASE_WIDTH - 1;
     let mut train: Vec<(Feats, f32)> = samples
         .iter()
-        .filter(|s| {
-            let e = s.board.empties();
-            e >= lo && e <= hi && !is_validation(opts, s.game)
-        })
+        .filter(|s| phase(s.board.empties()) == ph && !is_validation(opts, s.game))
         .map(|s| {
             let mut f = [0u32; FEATURES_PER_POSITION];
             compact_features(&s.board, &mut f);
@@ -1036,7 +1031,9 @@ fn train_net(
 const NET_CLIP: f32 = 8.0;
 
 /// Trains the residual nets of [`TrainOptions::net_phases`] on top of the linear evaluation
-/// `linear` (one net per phase, the phases in parallel, each deterministic).
+/// `linear` (one net per phase, the phases in parallel, each deterministic). A net whose
+/// held-out error is not below the linear evaluation's is dropped (its report stays, sorted
+/// by phase).
 pub fn train_nets(
     samples: &[Sample],
     opts: &TrainOptions,
@@ -1057,10 +1054,14 @@ pub fn train_nets(
     };
     let mut reports = Vec::new();
     for (ph, net, rep) in trained {
-        nets.phases[ph] = Some(net);
+        // A net that does not lower the held-out error is not worth its cost.
+        if rep.net_mae < rep.linear_mae {
+            nets.phases[ph] = Some(net);
+        }
         reports.push(rep);
     }
-    if reports.is_empty() {
+    reports.sort_by_key(|r| r.phase);
+    if nets.phase_list().is_empty() {
         nets = Nets::none();
     }
     (nets, reports)
@@ -1165,6 +1166,21 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
     {
         check_writable(path, "samples file")?;
     }
+    // The base weights (`--base`) are read before any work, so that a bad path fails at once.
+    let base = match &opts.base {
+        Some(path) if path.as_os_str() == "trained" => Some(
+            weights::decode(weights::EMBEDDED)
+                .map_err(|e| anyhow::anyhow!("--base trained: embedded weights unusable: {e}"))?,
+        ),
+        Some(path) => Some(
+            weights::decode(
+                &std::fs::read(path)
+                    .with_context(|| format!("cannot read --base {}", path.display()))?,
+            )
+            .with_context(|| format!("--base {}", path.display()))?,
+        ),
+        None => None,
+    };
     let cached = match &opts.samples_cache {
         Some(path) if path.exists() => Some(read_samples(path)?),
         _ => None,
@@ -1271,26 +1287,38 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
     if fresh && let Some(path) = &opts.samples_cache {
         write_samples(path, &samples, wthor.positions)?;
     }
-    let (w, phases) = match &opts.base {
-        Some(path) => {
-            let (w, _) = weights::decode(
-                &std::fs::read(path)
-                    .with_context(|| format!("cannot read --base {}", path.display()))?,
-            )
-            .with_context(|| format!("--base {}", path.display()))?;
+    let (w, base_nets, phases) = match base {
+        Some((w, nets)) => {
             writeln!(
                 out,
-                "linear weights: taken from {} (not refitted)",
-                path.display()
+                "linear weights: taken from {} (not refitted; --iterations and --lambda do not apply; its held-out figures below are only held out if the base was trained on the same games with the same seed)",
+                opts.base.as_deref().unwrap_or(Path::new("")).display()
             )?;
-            (w, Vec::new())
+            (w, nets, Vec::new())
         }
-        None => fit(&samples, opts),
+        None => {
+            let (w, phases) = fit(&samples, opts);
+            (w, Nets::none(), phases)
+        }
     };
-    let (nets, net_reports) = match PatternEval::from_compact(&w) {
+    let (mut nets, net_reports) = match PatternEval::from_compact(&w) {
         Some(linear) if !opts.net_phases.is_empty() => train_nets(&samples, opts, &linear),
         _ => (Nets::none(), Vec::new()),
     };
+    // The base's nets stay in the phases that were not retrained.
+    let kept_from_base: Vec<usize> = base_nets
+        .phase_list()
+        .into_iter()
+        .filter(|p| !opts.net_phases.contains(p))
+        .collect();
+    if !kept_from_base.is_empty() {
+        if nets.phases.is_empty() {
+            nets.phases = vec![None; NUM_PHASES];
+        }
+        for &p in &kept_from_base {
+            nets.phases[p] = base_nets.get(p).cloned();
+        }
+    }
     let bytes = weights::encode(&w, &nets);
     std::fs::write(&opts.out, &bytes)
         .with_context(|| format!("cannot write {}", opts.out.display()))?;
@@ -1316,26 +1344,41 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
         )?;
     }
     if net_reports.is_empty() {
-        writeln!(out, "residual nets: none")?;
+        writeln!(out, "residual nets: none trained")?;
     } else {
         writeln!(
             out,
-            "residual nets ({} hidden units, {} epochs): phase  empties   train   valid  linear-MAE  net-MAE",
+            "residual nets ({} hidden units, epochs: {}); a net that does not lower the held-out error is dropped:",
             HIDDEN, opts.net_epochs
+        )?;
+        writeln!(
+            out,
+            "phase  empties     train   valid  linear-MAE  net-MAE  kept"
         )?;
         for r in &net_reports {
             writeln!(
                 out,
-                "{:>5}  {:>2}-{:<2}  {:>8}  {:>6}  {:>10.2}  {:>7.2}",
+                "{:>5}  {:>2}-{:<2}  {:>8}  {:>6}  {:>10.2}  {:>7.2}  {}",
                 r.phase,
                 r.phase as u32 * PHASE_WIDTH,
-                r.phase as u32 * PHASE_WIDTH + PHASE_WIDTH - 1,
+                (r.phase as u32 * PHASE_WIDTH + PHASE_WIDTH - 1).min(60),
                 r.train,
                 r.valid,
                 r.linear_mae,
-                r.net_mae
+                r.net_mae,
+                if nets.get(r.phase).is_some() {
+                    "yes"
+                } else {
+                    "no"
+                }
             )?;
         }
+    }
+    if !kept_from_base.is_empty() {
+        writeln!(
+            out,
+            "residual nets kept from the base: phases {kept_from_base:?}"
+        )?;
     }
     let time_ms = start.elapsed().as_millis() as u64;
     writeln!(

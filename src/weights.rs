@@ -64,6 +64,8 @@ pub enum WeightsError {
     Corrupt(String),
     /// The payload has the wrong length (found, expected), in bytes.
     Length(usize, usize),
+    /// A version-2 payload length outside its possible range (found, least, most), in bytes.
+    NetLength(usize, usize, usize),
     /// The payload's CRC-32 differs from the header's (found, expected).
     Checksum(u32, u32),
     /// Bytes follow the end of the zlib stream (their count).
@@ -85,7 +87,7 @@ impl fmt::Display for WeightsError {
             WeightsError::UnsupportedVersion(v) => {
                 write!(
                     f,
-                    "weights format version {v} is not supported (this flank reads {VERSION})"
+                    "weights format version {v} is not supported (this flank reads 1 and {VERSION})"
                 )
             }
             WeightsError::LayoutMismatch { found, expected } => write!(
@@ -93,10 +95,22 @@ impl fmt::Display for WeightsError {
                 "weights layout (phases, features, scale) {found:?} does not match this flank's {expected:?}: \
                  the file was made by another flank version (retrain with `flank train`)"
             ),
-            WeightsError::Corrupt(e) => write!(f, "weights data is corrupt: {e}"),
-            WeightsError::Length(n, m) => {
-                write!(f, "weights payload has {n} bytes, expected {m}")
+            WeightsError::Corrupt(e) => {
+                write!(
+                    f,
+                    "weights data is corrupt ({e}): file is truncated or damaged"
+                )
             }
+            WeightsError::Length(n, m) => {
+                write!(
+                    f,
+                    "weights payload has {n} bytes, expected {m}: file is damaged"
+                )
+            }
+            WeightsError::NetLength(n, lo, hi) => write!(
+                f,
+                "weights payload has {n} bytes, a version-2 file has {lo} to {hi}: file is damaged"
+            ),
             WeightsError::TrailingBytes(n) => {
                 write!(
                     f,
@@ -185,13 +199,11 @@ pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
     let linear = phases * n * 2;
     // Version 2: the linear weights, then a net section of at most one net per phase.
     let max_nets = 8 + NUM_PHASES * (8 + 4 * HIDDEN + 2 * HIDDEN * n);
-    let fits = if version == 1 {
-        len == linear
-    } else {
-        len >= linear + 8 && len <= linear + max_nets
-    };
-    if !fits {
+    if version == 1 && len != linear {
         return Err(WeightsError::Length(len, linear));
+    }
+    if version != 1 && !(linear + 8..=linear + max_nets).contains(&len) {
+        return Err(WeightsError::NetLength(len, linear + 8, linear + max_nets));
     }
     let mut payload = Vec::with_capacity(len);
     // Read at most one byte past the stated length, so a huge stream cannot exhaust memory.

@@ -138,7 +138,12 @@ fn train_rejects_bad_settings_up_front() {
     let d = dir.to_string_lossy().to_string();
     let missing = dir.join("no/such/dir/w.bin").to_string_lossy().to_string();
     let ok_out = dir.join("w.bin").to_string_lossy().to_string();
-    let cases: [(&[&str], &str); 4] = [
+    let no_base = dir.join("no-base.bin").to_string_lossy().to_string();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["train", "--quick", "--out", &ok_out, "--base", &no_base],
+            "cannot read --base",
+        ),
         (&["train", "--quick"], "--quick needs --out FILE"),
         (&["train", "--quick", "--out", &d], "is a directory"),
         (&["train", "--quick", "--out", &missing], "does not exist"),
@@ -157,7 +162,11 @@ fn train_rejects_bad_settings_up_front() {
         ),
     ];
     for (args, reason) in cases {
-        let (code, _out, err) = flank(args, "");
+        let (code, out, err) = flank(args, "");
+        // Checked before any work (zero samples can only be known after it).
+        if reason != "no training samples" {
+            assert!(!out.contains("wthor:"), "{args:?}: {out}");
+        }
         if reason == "no training samples" && err.contains("not found") {
             eprintln!("SKIPPED: {err}");
             continue;
@@ -258,14 +267,72 @@ fn tiny_training_is_deterministic_and_loadable() {
             stdout.contains("residual nets (32 hidden units"),
             "{stdout}"
         );
+        // The file holds the nets the report marks as kept (those that lowered the error).
+        let kept: Vec<usize> = stdout
+            .lines()
+            .filter(|l| l.ends_with("  yes"))
+            .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+            .collect();
         let bytes = std::fs::read(&out).unwrap();
         let ev = flank::weights::evaluator_from_bytes(&bytes).expect("loadable");
-        assert_eq!(ev.nets().phase_list(), vec![1, 2, 3, 4]);
+        assert_eq!(ev.nets().phase_list(), kept, "{stdout}");
         files.push(bytes);
     }
     assert_eq!(
         files[0], files[1],
         "same seed, different thread counts: same weights"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--base trained` keeps the built-in linear weights and the built-in nets of the phases
+/// that are not retrained.
+#[test]
+fn base_keeps_linear_weights_and_other_phases_nets() {
+    if !wthor_available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("flank-train-base-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("b.bin");
+    let o = out.to_string_lossy().to_string();
+    let (code, stdout, err) = flank(
+        &[
+            "train",
+            "--quick",
+            "--wthor-games",
+            "200",
+            "--games",
+            "4",
+            "--leaf-samples",
+            "200",
+            "--base",
+            "trained",
+            "--net-phases",
+            "2",
+            "--out",
+            &o,
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("not refitted"), "{stdout}");
+    assert!(
+        stdout.contains("residual nets kept from the base: phases [1, 3, 4]"),
+        "{stdout}"
+    );
+    let (w, nets) = flank::weights::decode(&std::fs::read(&out).unwrap()).unwrap();
+    let (w0, nets0) = flank::weights::decode(flank::weights::EMBEDDED).unwrap();
+    assert!(w == w0, "linear weights must be the base's");
+    for p in [1, 3, 4] {
+        assert!(
+            nets.get(p) == nets0.get(p),
+            "phase {p} net must be the base's"
+        );
+    }
+    assert!(
+        nets.get(2) != nets0.get(2),
+        "phase 2 was retrained (or dropped)"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
