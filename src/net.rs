@@ -144,6 +144,20 @@ impl Nets {
         self.phases.get(ph).and_then(|n| n.as_ref())
     }
 
+    /// Puts `net` in phase `ph` (< [`NUM_PHASES`]), replacing any net there.
+    pub fn set(&mut self, ph: usize, net: PhaseNet) {
+        if self.phases.is_empty() {
+            self.phases = vec![None; NUM_PHASES];
+        }
+        self.phases[ph] = Some(net);
+    }
+
+    /// Bytes of one serialised net in [`Nets::to_bytes`] (phase, output bias, hidden bias,
+    /// output weights, rows).
+    pub fn net_bytes() -> usize {
+        8 + 4 * HIDDEN + 2 * HIDDEN * LAYOUT.compact_len
+    }
+
     /// The phases that have a net.
     pub fn phase_list(&self) -> Vec<usize> {
         (0..self.phases.len())
@@ -193,20 +207,15 @@ impl Nets {
         if count > NUM_PHASES {
             return Err(format!("net section lists {count} nets"));
         }
-        if count == 0 && b.len() == 8 {
-            return Ok(Nets::none());
-        }
         let n = LAYOUT.compact_len;
-        let per_net = 8 + 4 * HIDDEN + 2 * HIDDEN * n;
-        let mut nets = Nets {
-            phases: vec![None; NUM_PHASES],
-        };
+        let per_net = Nets::net_bytes();
+        let mut nets = Nets::none();
         let mut at = 8usize;
         for _ in 0..count {
             let chunk = b.get(at..at + per_net).ok_or("net section is truncated")?;
             let i16_at = |k: usize| i16::from_le_bytes([chunk[k], chunk[k + 1]]);
             let ph = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]) as usize;
-            if ph >= NUM_PHASES || nets.phases[ph].is_some() {
+            if ph >= NUM_PHASES || nets.get(ph).is_some() {
                 return Err(format!("net section has a bad or repeated phase {ph}"));
             }
             let out_bias = i32::from_le_bytes([chunk[4], chunk[5], chunk[6], chunk[7]]);
@@ -223,12 +232,15 @@ impl Nets {
                     r.0[k] = i16_at(base + 2 * (k * n + f));
                 }
             }
-            nets.phases[ph] = Some(PhaseNet {
-                rows,
-                bias,
-                out,
-                out_bias,
-            });
+            nets.set(
+                ph,
+                PhaseNet {
+                    rows,
+                    bias,
+                    out,
+                    out_bias,
+                },
+            );
             at += per_net;
         }
         if at != b.len() {
@@ -298,10 +310,8 @@ mod tests {
 
     #[test]
     fn bytes_round_trip_and_reject_damage() {
-        let mut nets = Nets {
-            phases: vec![None; NUM_PHASES],
-        };
-        nets.phases[2] = Some(float_net(3).quantise());
+        let mut nets = Nets::none();
+        nets.set(2, float_net(3).quantise());
         let bytes = nets.to_bytes();
         assert_eq!(Nets::from_bytes(&bytes), Ok(nets.clone()));
         assert!(Nets::from_bytes(&bytes[..bytes.len() - 1]).is_err());

@@ -1002,10 +1002,8 @@ fn train_net(
         }
     }
     let q = net.quantise();
-    let mut nets = Nets {
-        phases: vec![None; NUM_PHASES],
-    };
-    nets.phases[ph] = Some(q.clone());
+    let mut nets = Nets::none();
+    nets.set(ph, q.clone());
     let with = linear.clone().with_nets(nets);
     let (mut la, mut na, mut count) = (0.0, 0.0, 0usize);
     for s in samples
@@ -1049,21 +1047,16 @@ pub fn train_nets(
         })
         .collect();
     pb.finish_and_clear();
-    let mut nets = Nets {
-        phases: vec![None; NUM_PHASES],
-    };
+    let mut nets = Nets::none();
     let mut reports = Vec::new();
     for (ph, net, rep) in trained {
         // A net that does not lower the held-out error is not worth its cost.
         if rep.net_mae < rep.linear_mae {
-            nets.phases[ph] = Some(net);
+            nets.set(ph, net);
         }
         reports.push(rep);
     }
     reports.sort_by_key(|r| r.phase);
-    if nets.phase_list().is_empty() {
-        nets = Nets::none();
-    }
     (nets, reports)
 }
 
@@ -1311,12 +1304,9 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
         .into_iter()
         .filter(|p| !opts.net_phases.contains(p))
         .collect();
-    if !kept_from_base.is_empty() {
-        if nets.phases.is_empty() {
-            nets.phases = vec![None; NUM_PHASES];
-        }
-        for &p in &kept_from_base {
-            nets.phases[p] = base_nets.get(p).cloned();
+    for &p in &kept_from_base {
+        if let Some(net) = base_nets.get(p) {
+            nets.set(p, net.clone());
         }
     }
     let bytes = weights::encode(&w, &nets);

@@ -30,7 +30,7 @@ use flate2::Compression;
 use flate2::bufread::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 
-use crate::net::{HIDDEN, Nets};
+use crate::net::Nets;
 use crate::pattern::{LAYOUT, NUM_PHASES, PatternEval, SCALE};
 
 /// File magic.
@@ -198,7 +198,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
     let (phases, n) = (expected.0 as usize, expected.1 as usize);
     let linear = phases * n * 2;
     // Version 2: the linear weights, then a net section of at most one net per phase.
-    let max_nets = 8 + NUM_PHASES * (8 + 4 * HIDDEN + 2 * HIDDEN * n);
+    let max_nets = 8 + NUM_PHASES * Nets::net_bytes();
     if version == 1 && len != linear {
         return Err(WeightsError::Length(len, linear));
     }
@@ -285,19 +285,20 @@ mod tests {
     fn sample_weights_and_net() -> (Vec<i16>, Nets) {
         let n = LAYOUT.compact_len;
         let w: Vec<i16> = (0..NUM_PHASES * n).map(|i| (i % 97) as i16 - 48).collect();
-        let mut rows = vec![crate::net::Row([0; HIDDEN]); n];
+        let mut rows = vec![crate::net::Row([0; crate::net::HIDDEN]); n];
         for (i, r) in rows.iter_mut().enumerate().step_by(7) {
-            r.0[i % HIDDEN] = (i % 500) as i16;
+            r.0[i % crate::net::HIDDEN] = (i % 500) as i16;
         }
-        let mut nets = Nets {
-            phases: vec![None; NUM_PHASES],
-        };
-        nets.phases[2] = Some(crate::net::PhaseNet {
-            rows,
-            bias: [300; HIDDEN],
-            out: std::array::from_fn(|k| k as i16 * 40 - 600),
-            out_bias: 12_345_678,
-        });
+        let mut nets = Nets::none();
+        nets.set(
+            2,
+            crate::net::PhaseNet {
+                rows,
+                bias: [300; crate::net::HIDDEN],
+                out: std::array::from_fn(|k| k as i16 * 40 - 600),
+                out_bias: 12_345_678,
+            },
+        );
         (w, nets)
     }
 
