@@ -33,6 +33,7 @@ pub mod draw;
 pub mod endgame;
 pub mod engine;
 pub mod eval;
+pub mod evalset;
 pub mod format;
 pub mod game;
 pub mod gtp;

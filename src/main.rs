@@ -55,6 +55,10 @@ enum Command {
     /// games and search-leaf walks, and write the weights file. WTHOR games through a
     /// position of $FLANK_DATA/endgame/hard-20.obf (the evaluation's test set) are left out.
     Train(TrainArgs),
+    /// Write a held-out evaluation test set: positions with a fixed number of empties from
+    /// the WTHOR games `flank train` holds out for validation, every move solved exactly, as
+    /// OBF lines (measure with `flank solve --depth D FILE`; see docs/eval.md).
+    Evalset(EvalsetArgs),
     /// Search a fixed set of positions on one thread and print the node total (the search
     /// fingerprint) and nodes/s.
     Bench(BenchArgs),
@@ -171,6 +175,22 @@ struct BenchArgs {
     hash: u64,
     #[command(flatten)]
     eval: EvalArg,
+}
+
+#[derive(Args, Debug)]
+struct EvalsetArgs {
+    /// Empties of every position (1-24; solving every move gets slow above 20).
+    #[arg(long, default_value_t = 14, value_parser = clap::value_parser!(u32).range(1..=24))]
+    empties: u32,
+    /// Positions wanted, evenly spaced over the candidates (about 6,800 exist at 14 empties).
+    #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    count: u64,
+    /// The `flank train --seed` whose validation split the positions come from.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output file (default: stdout).
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -450,7 +470,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Solve(a) => a.eval.eval.clone(),
         Command::Bench(a) => a.eval.eval.clone(),
         Command::Train(a) => Some(a.eval.eval.clone().unwrap_or_else(|| "classic".into())),
-        Command::Perft(_) | Command::Match(_) => None,
+        Command::Perft(_) | Command::Match(_) | Command::Evalset(_) => None,
     };
     if let Some(spec) = spec {
         let e = flank::eval::Evaluator::from_spec(&spec)?;
@@ -491,7 +511,50 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bench(args) => run_bench(args),
         Command::Match(args) => run_match_cmd(args),
         Command::Train(args) => run_train(args),
+        Command::Evalset(args) => run_evalset(args),
     }
+}
+
+fn run_evalset(args: EvalsetArgs) -> Result<ExitCode> {
+    let data = flank::data::data_root().map_err(anyhow::Error::msg)?;
+    let opts = flank::evalset::EvalSetOptions {
+        wthor_dir: data.join("games/wthor"),
+        empties: args.empties,
+        count: args.count as usize,
+        seed: args.seed,
+        validation_percent: 5,
+        test_positions: Some(data.join("endgame/hard-20.obf")),
+    };
+    if let Some(out) = &args.out {
+        // Fail before the work, not after it.
+        std::fs::File::create(out).with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    let (lines, stats) = flank::evalset::build(&opts)?;
+    let mut text = lines.join("\n");
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    match &args.out {
+        Some(out) => {
+            std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?
+        }
+        None => {
+            let mut o = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
+        }
+    }
+    eprintln!(
+        "evalset: {} WTHOR games, {} held out (seed {}), {} of them through a hard-20 position left out; {} distinct positions with {} empties; wrote {}",
+        stats.games,
+        stats.held_out,
+        args.seed,
+        stats.test_games,
+        stats.candidates,
+        args.empties,
+        lines.len()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_train(args: TrainArgs) -> Result<ExitCode> {

@@ -204,7 +204,7 @@ fn bar(len: u64, what: &str) -> ProgressBar {
 }
 
 /// The engine of one labelling worker: 1 thread, an 8 MiB TT.
-fn worker_engine() -> Engine {
+pub(crate) fn worker_engine() -> Engine {
     Engine::new(EngineConfig {
         hash_mb: 8,
         threads: 1,
@@ -290,16 +290,9 @@ pub fn load_test_positions(path: &Path) -> Result<HashSet<(u64, u64)>> {
     Ok(set)
 }
 
-/// Reads and labels WTHOR games (see the module header). `limit` keeps an evenly spaced
-/// subset of that many games; games through a position of `test` are left out. Game numbers
-/// start at 0.
-pub fn load_wthor(
-    dir: &Path,
-    limit: Option<usize>,
-    solve_empties: u32,
-    deviation_plies: u32,
-    test: &HashSet<(u64, u64)>,
-) -> Result<(Vec<Sample>, WthorStats)> {
+/// Reads every game of the `.wtb` files of `dir` (in file-name order, so a game's index is
+/// its game number); returns the file count and the games.
+pub fn read_wthor_games(dir: &Path) -> Result<(usize, Vec<wthor::game_archive::Game>)> {
     let files = wthor_files(dir)?;
     let mut games = Vec::new();
     let pb = bar(files.len() as u64, "wthor");
@@ -311,8 +304,22 @@ pub fn load_wthor(
         pb.inc(1);
     }
     pb.finish_and_clear();
+    Ok((files.len(), games))
+}
+
+/// Reads and labels WTHOR games (see the module header). `limit` keeps an evenly spaced
+/// subset of that many games; games through a position of `test` are left out. Game numbers
+/// start at 0.
+pub fn load_wthor(
+    dir: &Path,
+    limit: Option<usize>,
+    solve_empties: u32,
+    deviation_plies: u32,
+    test: &HashSet<(u64, u64)>,
+) -> Result<(Vec<Sample>, WthorStats)> {
+    let (files, mut games) = read_wthor_games(dir)?;
     let mut stats = WthorStats {
-        files: files.len(),
+        files,
         games: games.len(),
         ..WthorStats::default()
     };
@@ -819,7 +826,13 @@ fn quantise(x: f64) -> i16 {
 
 /// Whether game `game` is held out for validation.
 fn is_validation(opts: &TrainOptions, game: u32) -> bool {
-    splitmix(splitmix(opts.seed) ^ game as u64) % 100 < opts.validation_percent
+    is_held_out(opts.seed, opts.validation_percent, game)
+}
+
+/// Whether game number `game` falls in the validation split of a training run with `seed`
+/// that holds out `percent` % of the games (a hash of the seed and the game number).
+pub fn is_held_out(seed: u64, percent: u64, game: u32) -> bool {
+    splitmix(splitmix(seed) ^ game as u64) % 100 < percent
 }
 
 /// Fits the weights to `samples`; returns the compact quantised weights (`phase *

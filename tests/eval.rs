@@ -528,3 +528,82 @@ fn train_survives_a_closed_report_and_writes_nothing_on_failure() {
     assert!(!dir.join("none.bin").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The exact score of `b` for the side to move by plain negamax (the reference for
+/// `flank evalset`'s move scores; only for few empties).
+fn negamax_exact(b: &Board) -> i32 {
+    if !b.has_moves() {
+        let q = b.pass();
+        return if q.has_moves() {
+            -negamax_exact(&q)
+        } else {
+            b.final_score()
+        };
+    }
+    b.legal_moves()
+        .map(|m| -negamax_exact(&b.make_move(m)))
+        .max()
+        .expect("a legal move")
+}
+
+#[test]
+fn evalset_lists_every_move_with_its_exact_score_from_held_out_games() {
+    if !wthor_available() {
+        return;
+    }
+    let dir = std::env::temp_dir();
+    let a = dir.join(format!("flank-evalset-{}-a.obf", std::process::id()));
+    let b = dir.join(format!("flank-evalset-{}-b.obf", std::process::id()));
+    let run = |path: &std::path::Path, seed: &str| {
+        let (code, _, err) = flank(
+            &[
+                "evalset",
+                "--empties",
+                "8",
+                "--count",
+                "25",
+                "--seed",
+                seed,
+                "--out",
+                path.to_str().unwrap(),
+            ],
+            "",
+        );
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("with 8 empties; wrote 25"), "{err}");
+        let text = std::fs::read_to_string(path).unwrap();
+        let _ = std::fs::remove_file(path);
+        text
+    };
+    let text = run(&a, "1");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 25);
+    let distinct: std::collections::HashSet<&&str> = lines.iter().collect();
+    assert_eq!(distinct.len(), 25, "positions are distinct");
+    for line in &lines {
+        let p = parse_problem_line(line).unwrap().expect("an OBF line");
+        let board = p.position.board;
+        assert_eq!(board.empties(), 8, "{line}");
+        let mut listed: Vec<String> = p.move_scores.iter().map(|(m, _)| m.to_string()).collect();
+        let mut legal: Vec<String> = board.legal_moves().map(|m| m.to_string()).collect();
+        listed.sort();
+        legal.sort();
+        assert_eq!(listed, legal, "every legal move once: {line}");
+        let mut last = i32::MAX;
+        for &(m, s) in &p.move_scores {
+            let flank::square::Move::Play(sq) = m else {
+                panic!("a pass listed: {line}");
+            };
+            assert_eq!(s, -negamax_exact(&board.make_move(sq)), "{m} in {line}");
+            assert!(s <= last, "best first: {line}");
+            last = s;
+        }
+    }
+    // Another seed's validation split gives other games.
+    let other = run(&b, "2");
+    assert_ne!(text, other);
+    // An unwritable output fails before the work, with a one-line reason.
+    let (code, _, err) = flank(&["evalset", "--out", "/nonexistent-dir/x.obf"], "");
+    assert_ne!(code, 0);
+    assert!(err.contains("cannot write /nonexistent-dir/x.obf"), "{err}");
+}
