@@ -72,10 +72,10 @@ enum Command {
 #[derive(Args, Debug, Clone)]
 struct EngineArgs {
     /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     hash: u64,
     /// Search threads.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
     threads: u64,
     #[command(flatten)]
     eval: EvalArg,
@@ -106,7 +106,7 @@ struct GtpArgs {
     engine: EngineArgs,
     /// Search every move to at most this depth in plies (the endgame is still solved exactly;
     /// the clock or the per-move time still bounds each search).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=60))]
     depth: Option<u32>,
     /// Time per move in ms when no clock is set by `time_settings`.
     #[arg(long)]
@@ -134,7 +134,7 @@ struct SolveArgs {
     /// Problem file (OBF lines or board strings); `-` reads stdin; none solves built-in positions.
     file: Option<String>,
     /// Search to this depth in plies instead of solving exactly.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60), conflicts_with = "wld")]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=60), conflicts_with = "wld")]
     depth: Option<u32>,
     /// Win/loss/draw solve instead of the exact score.
     #[arg(long)]
@@ -143,13 +143,13 @@ struct SolveArgs {
     #[arg(long)]
     json: bool,
     /// Number of the first position (for files such as fforum-20-39.obf, use 20).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1_000_000_000))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1_000_000_000))]
     first_id: u32,
     /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     hash: u64,
     /// Search threads (default: all cores); 1 gives deterministic node counts.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=256))]
     threads: Option<u64>,
     #[command(flatten)]
     eval: EvalArg,
@@ -168,10 +168,10 @@ impl SolveArgs {
 #[derive(Args, Debug)]
 struct BenchArgs {
     /// Midgame search depth in plies.
-    #[arg(long, default_value_t = flank::bench::DEFAULT_BENCH_DEPTH, value_parser = clap::value_parser!(u32).range(1..=30))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = flank::bench::DEFAULT_BENCH_DEPTH, value_parser = clap::value_parser!(u32).range(1..=30))]
     depth: u32,
     /// Transposition table size in MiB (part of the fingerprint).
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     hash: u64,
     #[command(flatten)]
     eval: EvalArg,
@@ -180,13 +180,13 @@ struct BenchArgs {
 #[derive(Args, Debug)]
 struct EvalsetArgs {
     /// Empties of every position (1-24; solving every move gets slow above 20).
-    #[arg(long, default_value_t = 14, value_parser = clap::value_parser!(u32).range(1..=24))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 14, value_parser = clap::value_parser!(u32).range(1..=24))]
     empties: u32,
     /// Positions wanted, evenly spaced over the candidates (about 6,800 exist at 14 empties).
-    #[arg(long, default_value_t = 4000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 4000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     count: u64,
     /// The `flank train --seed` whose validation split the positions come from.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     seed: u64,
     /// Output file (default: stdout).
     #[arg(long)]
@@ -243,11 +243,11 @@ struct TrainArgs {
     #[arg(long)]
     samples: Option<PathBuf>,
     /// Worker threads (default: all cores).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: Option<u64>,
     /// Phases (of 2 empties each: phase 2 = 4-5 empties) that get a residual net on top of
     /// the linear patterns: a list like 1,2 or 0-3 (phases 0-29), or none (default 1-4).
-    #[arg(long, value_name = "PHASES", value_parser = parse_phases)]
+    #[arg(long, allow_negative_numbers = true, value_name = "PHASES", value_parser = parse_phases)]
     net_phases: Option<PhaseList>,
     /// Take the linear pattern weights from this weights file (or `trained`, the built-in
     /// ones) instead of fitting them, and its nets in the phases not in --net-phases; only the
@@ -255,10 +255,10 @@ struct TrainArgs {
     #[arg(long, value_name = "FILE")]
     base: Option<PathBuf>,
     /// SGD epochs per residual net, 1-1000 (default 12).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=1000))]
     net_epochs: Option<u64>,
     /// SGD learning rate of the residual nets at the start, in (0, 1] (default 0.001).
-    #[arg(long, value_parser = parse_rate)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_rate)]
     net_rate: Option<f32>,
 }
 

@@ -58,6 +58,30 @@ fn argument_errors_are_one_line() {
 }
 
 #[test]
+fn negative_numbers_are_named_as_bad_values() {
+    // clap would otherwise read "-1" as an unknown flag ("unexpected argument '-1'").
+    for (args, option) in [
+        (&["solve", "--hash", "-1"][..], "--hash"),
+        (&["solve", "--threads", "-2"], "--threads"),
+        (&["bench", "--depth", "-3"], "--depth"),
+        (&["gtp", "--depth", "-1"], "--depth"),
+        (&["evalset", "--count", "-5"], "--count"),
+        (&["evalset", "--empties", "-1"], "--empties"),
+        (&["train", "--net-epochs", "-1"], "--net-epochs"),
+        (&["train", "--net-rate", "-0.5"], "--net-rate"),
+    ] {
+        let (code, out, err) = flank(args, "");
+        assert_eq!(code, 2, "{args:?}");
+        assert_eq!(out, "");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("invalid value '{}' for '{option}", args[2])),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
 fn bad_problem_files_exit_2_with_the_line() {
     const B: &str = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X";
     for (input, reason) in [
