@@ -98,6 +98,9 @@ pub struct SolveSummary {
     pub nodes: u64,
     /// Wall time of the whole batch (parsing and output included), in ms.
     pub time_ms: u64,
+    /// Sum over the judged positions of |score − expected score|, in discs (for a
+    /// depth-limited search, the estimate's error).
+    pub abs_error: u64,
 }
 
 /// Solves one problem and builds its record.
@@ -288,6 +291,9 @@ impl<'a, W: Write> Batch<'a, W> {
             Some(false) => sum.wrong += 1,
             None => {}
         }
+        if let (Some(_), Some(e)) = (rec.ok, rec.expected) {
+            sum.abs_error += (rec.score - e).unsigned_abs() as u64;
+        }
         if self.opts.json {
             writeln!(self.out, "{}", serde_json::to_string(&rec)?)?;
         } else {
@@ -338,6 +344,18 @@ impl<'a, W: Write> Batch<'a, W> {
                 sum.time_ms,
                 per_second(sum.nodes, elapsed)
             )?;
+            let judged = sum.ok + sum.wrong;
+            if matches!(self.opts.kind, SolveKind::Depth(_)) && judged > 0 {
+                // A depth-limited search is measured, not checked: its agreement and error.
+                writeln!(
+                    self.out,
+                    "agreement: best move {:.2} % ({} of {}), mean |score - exact| {:.3} discs",
+                    100.0 * sum.ok as f64 / judged as f64,
+                    sum.ok,
+                    judged,
+                    sum.abs_error as f64 / judged as f64
+                )?;
+            }
             self.out.flush()?;
         }
         Ok(self.summary)

@@ -193,7 +193,7 @@ pub struct WthorStats {
     pub positions: usize,
 }
 
-fn bar(len: u64, what: &str) -> ProgressBar {
+pub(crate) fn bar(len: u64, what: &str) -> ProgressBar {
     let pb = ProgressBar::new(len);
     pb.set_style(
         ProgressStyle::with_template("{msg:>10} [{bar:40}] {pos}/{len} {elapsed}<{eta}")

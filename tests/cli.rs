@@ -134,6 +134,17 @@ fn depth_mode_is_judged_only_against_a_move_list() {
     assert_eq!(code, 1, "{out}");
     let expected = format!("WRONG (best moves {})", other.to_ascii_lowercase());
     assert!(out.contains(&expected), "{out}");
+    // The last line measures the estimate: agreement and mean |score - exact score| (+12).
+    let score = rec["score"].as_i64().unwrap();
+    let last = out.lines().last().unwrap();
+    assert_eq!(
+        last,
+        format!(
+            "agreement: best move 0.00 % (0 of 1), mean |score - exact| {:.3} discs",
+            (score - 12).abs() as f64
+        ),
+        "{out}"
+    );
     let (code, out, _) = flank(
         &["solve", "--threads", "1", "--depth", "2", "-"],
         &format!("{B}; {chosen}:+12; {other}:+10;"),

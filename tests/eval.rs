@@ -607,3 +607,46 @@ fn evalset_lists_every_move_with_its_exact_score_from_held_out_games() {
     assert_ne!(code, 0);
     assert!(err.contains("cannot write /nonexistent-dir/x.obf"), "{err}");
 }
+
+#[test]
+fn evalset_failure_keeps_an_existing_output_and_stdout_errors_count() {
+    // A data directory whose WTHOR folder is empty: the run fails after the output check.
+    let root = std::env::temp_dir().join(format!("flank-evalset-empty-{}", std::process::id()));
+    std::fs::create_dir_all(root.join("games/wthor")).unwrap();
+    let out = root.join("set.obf");
+    std::fs::write(&out, "previous set\n").unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_flank"))
+            .args(args)
+            .env("FLANK_DATA", &root)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(&["evalset", "--count", "1", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no .wtb files"), "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous set\n");
+    let left: Vec<_> = std::fs::read_dir(&root).unwrap().collect();
+    assert_eq!(left.len(), 2, "no temporary file left: {left:?}");
+    std::fs::remove_dir_all(&root).unwrap();
+    // A full disk on stdout is an error, not a silent success.
+    if std::path::Path::new("/dev/full").exists() && wthor_available() {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_flank"))
+            .args(["evalset", "--count", "2", "--empties", "6"])
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("cannot write to stdout"), "{err}");
+    }
+}
