@@ -7,12 +7,12 @@
 //! search with the window (−1, 1). [`Searcher`] is the per-thread search state (node count,
 //! stop flag, deadline) and is shared with [`crate::midgame`].
 //!
-//! An exact root solve at ≥ [`probcut::MPC_ROOT_EMPTIES`] empties first runs selective
-//! pre-searches with endgame multi-ProbCut (MPC) at increasing confidence
-//! ([`crate::probcut`]); they leave best moves, selective bounds (marked by their level in the
-//! TT, never trusted by the exact pass) and proven results below
-//! [`probcut::MPC_MIN_EMPTIES`] for the final exact pass, and the last one's score centres
-//! its aspiration window.
+//! An exact root solve at [`probcut::MPC_ROOT_EMPTIES`]–[`probcut::MPC_ROOT_MAX_EMPTIES`]
+//! empties first runs selective pre-searches with endgame multi-ProbCut (MPC) at increasing
+//! confidence ([`crate::probcut`]); they leave best moves, selective bounds (marked by their
+//! level in the TT, never trusted by the exact pass) and proven results below
+//! [`probcut::MPC_MIN_EMPTIES`] for the final exact pass, and the last one's score centres its
+//! aspiration window.
 
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -587,8 +587,9 @@ pub struct Searcher {
     /// The selectivity of the running pass: 0 for an exact search, else the multi-ProbCut
     /// level of a selective pre-search ([`crate::probcut`]).
     selectivity: u8,
-    /// Empties from which an exact root solve runs the selective pre-searches first.
-    mpc_root_empties: u32,
+    /// The empties (inclusive range) at which an exact root solve runs the selective
+    /// pre-searches first.
+    mpc_root_empties: (u32, u32),
 }
 
 /// Result of a root solve.
@@ -760,7 +761,7 @@ impl Searcher {
             progress: None,
             published: 0,
             selectivity: 0,
-            mpc_root_empties: probcut::MPC_ROOT_EMPTIES,
+            mpc_root_empties: (probcut::MPC_ROOT_EMPTIES, probcut::MPC_ROOT_MAX_EMPTIES),
         }
     }
 
@@ -788,12 +789,13 @@ impl Searcher {
         self.pool = pool.filter(|p| p.current_num_threads() > 1);
     }
 
-    /// Sets the empties from which an exact root solve ([`Searcher::solve`] with a window
-    /// wider than WLD's) first runs the selective multi-ProbCut pre-searches of
-    /// [`probcut::PASSES`] (default [`probcut::MPC_ROOT_EMPTIES`]; `u32::MAX`: never). The
-    /// result stays exact either way; only the node count changes.
-    pub fn set_mpc_root_empties(&mut self, empties: u32) {
-        self.mpc_root_empties = empties;
+    /// Sets the empties, `min..=max`, at which an exact root solve ([`Searcher::solve`]
+    /// with a window wider than WLD's) first runs the selective multi-ProbCut pre-searches of
+    /// [`probcut::PASSES`] (default [`probcut::MPC_ROOT_EMPTIES`] to
+    /// [`probcut::MPC_ROOT_MAX_EMPTIES`]; `min > max`: never). The result stays exact either
+    /// way; only the node count changes.
+    pub fn set_mpc_root_empties(&mut self, min: u32, max: u32) {
+        self.mpc_root_empties = (min, max);
     }
 
     /// Changes the hard deadline (e.g. between the midgame and the solve of one search).
@@ -1982,7 +1984,7 @@ impl Searcher {
             return self.pvs_node(b, alpha, beta, empties, true);
         }
         let mut est = est;
-        if empties >= self.mpc_root_empties {
+        if (self.mpc_root_empties.0..=self.mpc_root_empties.1).contains(&empties) {
             let n0 = self.nodes;
             // Selective pre-searches (multi-ProbCut, least confident first): each fills the
             // TT with best moves and selective bounds for the next and refines the estimate.

@@ -1,5 +1,5 @@
 //! Endgame multi-ProbCut (MPC): the confidence levels of the selective pre-searches that run
-//! before an exact solve, the shallow-search depth per empties and the error model
+//! before an exact solve (by default at 22–25 empties), the shallow-search depth per empties and the error model
 //! sigma(empties, depth) of a shallow midgame search against the exact final score.
 //!
 //! ProbCut is Michael Buro's (1995, multi-ProbCut 1997); its use in selective pre-searches
@@ -27,8 +27,16 @@ use crate::board::Score;
 /// proven: the exact pass reuses them.
 pub const MPC_MIN_EMPTIES: u32 = 12;
 
-/// Empties at and above which an exact root solve runs the selective pre-searches first.
+/// Empties at and above which an exact root solve runs the selective pre-searches first (up
+/// to [`MPC_ROOT_MAX_EMPTIES`]).
 pub const MPC_ROOT_EMPTIES: u32 = 22;
+
+/// Empties above which an exact root solve skips the selective pre-searches. At 22–25
+/// empties they saved 11 % of the nodes of FFO #41–#48 (6 of 8 positions fewer); at 26–28
+/// the results were mixed (#49 −19 %, #50 +1.7 %, #51 −13 %, #52 −11 %, #53 +19 %: the passes'
+/// cost grows faster than the exact pass's saving on some positions), +8.9 % in total, so they
+/// are off there by default (docs/benchmarks.md, "Session 6").
+pub const MPC_ROOT_MAX_EMPTIES: u32 = 25;
 
 /// The selective passes of a root solve, least confident first: the selectivity levels
 /// ([`crate::tt::TtEntry::selectivity`], 1–7) run before the exact pass (level 0); their `t`

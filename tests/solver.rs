@@ -115,7 +115,7 @@ fn hard_20_selective_pre_search_tiny_tt() {
             let tt = Arc::new(TranspositionTable::with_bytes(3 * 1024));
             let mut s = Searcher::new(tt, Arc::new(AtomicBool::new(false)), None);
             s.set_pool(pool.clone());
-            s.set_mpc_root_empties(20);
+            s.set_mpc_root_empties(20, 20);
             let r = s.solve(&p.position.board, -64, 64).expect("not stopped");
             assert!(
                 s.selective_nodes > 0 && s.selective_nodes < s.nodes,
