@@ -6,6 +6,13 @@
 //! endgame notes): scores are final disc differences (empties to the winner); WLD is the same
 //! search with the window (−1, 1). [`Searcher`] is the per-thread search state (node count,
 //! stop flag, deadline) and is shared with [`crate::midgame`].
+//!
+//! An exact root solve at [`probcut::MPC_ROOT_EMPTIES`]–[`probcut::MPC_ROOT_MAX_EMPTIES`]
+//! empties first runs selective pre-searches with endgame multi-ProbCut (MPC) at increasing
+//! confidence ([`crate::probcut`]); they leave best moves, selective bounds (marked by their
+//! level in the TT, never trusted by the exact pass) and proven results below
+//! [`probcut::MPC_MIN_EMPTIES`] for the final exact pass, and the last one's score centres its
+//! aspiration window.
 
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -16,6 +23,7 @@ use rayon::prelude::*;
 
 use crate::board::{Board, SCORE_INF, Score, neighbours};
 use crate::eval::evaluate;
+use crate::probcut;
 use crate::square::{Move, Square};
 use crate::tt::{Bound, TranspositionTable};
 
@@ -560,6 +568,9 @@ pub struct Searcher {
     pub nodes: u64,
     /// Set once the stop flag or the deadline was seen; results after that are garbage.
     pub stopped: bool,
+    /// The part of `nodes` spent in the selective (multi-ProbCut) pre-searches of root
+    /// solves ([`Searcher::set_mpc_root_empties`]).
+    pub selective_nodes: u64,
     stop: Arc<AtomicBool>,
     deadline: Option<Instant>,
     next_check: u64,
@@ -573,6 +584,12 @@ pub struct Searcher {
     progress: Option<Arc<AtomicU64>>,
     /// The part of `nodes` already added to `progress`.
     published: u64,
+    /// The selectivity of the running pass: 0 for an exact search, else the multi-ProbCut
+    /// level of a selective pre-search ([`crate::probcut`]).
+    selectivity: u8,
+    /// The empties (inclusive range) at which an exact root solve runs the selective
+    /// pre-searches first.
+    mpc_root_empties: (u32, u32),
 }
 
 /// Result of a root solve.
@@ -734,6 +751,7 @@ impl Searcher {
             tt,
             nodes: 0,
             stopped: false,
+            selective_nodes: 0,
             stop,
             deadline,
             next_check: CHECK_INTERVAL,
@@ -742,6 +760,8 @@ impl Searcher {
             split: false,
             progress: None,
             published: 0,
+            selectivity: 0,
+            mpc_root_empties: (probcut::MPC_ROOT_EMPTIES, probcut::MPC_ROOT_MAX_EMPTIES),
         }
     }
 
@@ -767,6 +787,15 @@ impl Searcher {
     /// keeps the solve sequential and its node count deterministic.
     pub fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>) {
         self.pool = pool.filter(|p| p.current_num_threads() > 1);
+    }
+
+    /// Sets the empties, `min..=max`, at which an exact root solve ([`Searcher::solve`]
+    /// with a window wider than WLD's) first runs the selective multi-ProbCut pre-searches of
+    /// [`probcut::PASSES`] (default [`probcut::MPC_ROOT_EMPTIES`] to
+    /// [`probcut::MPC_ROOT_MAX_EMPTIES`]; `min > max`: never). The result stays exact either
+    /// way; only the node count changes.
+    pub fn set_mpc_root_empties(&mut self, min: u32, max: u32) {
+        self.mpc_root_empties = (min, max);
     }
 
     /// Changes the hard deadline (e.g. between the midgame and the solve of one search).
@@ -1185,6 +1214,7 @@ impl Searcher {
             let (c, slot) = unsafe { c.assume_init_ref() };
             if let Some(e) = self.tt.probe_at(*slot, c)
                 && e.solved
+                && e.selectivity <= self.selectivity
                 && -e.upper > alpha
             {
                 return Some(-e.upper);
@@ -1490,7 +1520,7 @@ impl Searcher {
         let slot = if use_tt { self.tt.bucket_start(&b) } else { 0 };
         let mut tt_move = None;
         if use_tt && let Some(e) = self.tt.probe_at(slot, &b) {
-            if e.solved {
+            if e.solved && e.selectivity <= self.selectivity {
                 if e.lower > alpha {
                     return e.lower;
                 }
@@ -1503,6 +1533,16 @@ impl Searcher {
         let mut list = MoveList::new();
         let etc = empties >= ETC_EMPTIES;
         if etc && let Some(v) = self.etc(p, o, moves, alpha, &mut list) {
+            return v;
+        }
+        if self.selectivity != 0
+            && empties >= probcut::MPC_MIN_EMPTIES
+            && let Some((v, bound)) = self.probcut(p, o, alpha, empties)
+        {
+            if use_tt {
+                self.tt
+                    .store_sel_at(slot, &b, v, bound, empties, tt_move, true, self.selectivity);
+            }
             return v;
         }
         let mut best = -SCORE_INF;
@@ -1591,10 +1631,69 @@ impl Searcher {
             } else {
                 Bound::Upper
             };
-            self.tt
-                .store_at(slot, &b, best, bound, empties, Some(best_move as u8), true);
+            self.tt.store_sel_at(
+                slot,
+                &b,
+                best,
+                bound,
+                empties,
+                Some(best_move as u8),
+                true,
+                self.store_selectivity(empties),
+            );
         }
         best
+    }
+
+    /// The [`crate::tt::TtEntry::selectivity`] of a result at `empties`: the pass's level,
+    /// except below [`probcut::MPC_MIN_EMPTIES`], where no ProbCut can have cut the subtree
+    /// (and only such entries were trusted), so the result is proven.
+    #[inline]
+    fn store_selectivity(&self, empties: u32) -> u8 {
+        if empties >= probcut::MPC_MIN_EMPTIES {
+            self.selectivity
+        } else {
+            0
+        }
+    }
+
+    /// Multi-ProbCut at a null-window node (alpha, alpha + 1) of `(p, o)` in a selective pass:
+    /// the static evaluation chooses the test; a shallow search of
+    /// [`probcut::shallow_depth`] plies at least `alpha + 1 + margin` fails the node high
+    /// (returns alpha + 1, a lower bound), one at most `alpha - margin` fails it low (returns
+    /// alpha, an upper bound); the margin is `t * sigma` of [`probcut::margin`]. `None` if
+    /// neither.
+    fn probcut(&mut self, p: u64, o: u64, alpha: Score, empties: u32) -> Option<(Score, Bound)> {
+        let depth = probcut::shallow_depth(empties);
+        let margin = probcut::margin(self.selectivity, empties, depth)?;
+        let beta = alpha + 1;
+        let eval = evaluate(&Board {
+            player: p,
+            opponent: o,
+        });
+        if eval >= beta {
+            let bound = beta + margin;
+            if bound > 64 {
+                return None;
+            }
+            let v = if depth == 0 {
+                eval
+            } else {
+                self.order_pvs(p, o, bound - 1, bound, depth, true).0
+            };
+            (v >= bound && !self.stopped).then_some((beta, Bound::Lower))
+        } else {
+            let bound = alpha - margin;
+            if bound < -64 {
+                return None;
+            }
+            let v = if depth == 0 {
+                eval
+            } else {
+                self.order_pvs(p, o, bound, bound + 1, depth, true).0
+            };
+            (v <= bound && !self.stopped).then_some((alpha, Bound::Upper))
+        }
     }
 
     /// The YBWC split of an NWS node of `(p, o)` at `alpha`: searches the moves `rest` in
@@ -1618,6 +1717,7 @@ impl Searcher {
         let nodes = AtomicU64::new(0);
         let aborted = AtomicBool::new(false);
         let (tt, stop, deadline, progress) = (&self.tt, &self.stop, self.deadline, &self.progress);
+        let selectivity = self.selectivity;
         rest.par_iter().with_max_len(1).for_each(|&x| {
             if cut.is_set() {
                 if !cut.flag.load(Ordering::Relaxed) {
@@ -1626,6 +1726,7 @@ impl Searcher {
                 return;
             }
             let mut s = Searcher::new(tt.clone(), stop.clone(), deadline);
+            s.selectivity = selectivity;
             s.cut = Some(cut.clone());
             s.split = true;
             s.set_progress(progress.clone());
@@ -1699,7 +1800,7 @@ impl Searcher {
         let mut tt_move = None;
         if let Some(e) = self.tt.probe(b) {
             tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
-            if e.solved {
+            if e.solved && e.selectivity <= self.selectivity {
                 let cut = if e.lower == e.upper || e.lower >= beta {
                     Some(e.lower)
                 } else if e.upper <= alpha {
@@ -1734,8 +1835,17 @@ impl Searcher {
             return (0, 64);
         };
         let bound = Bound::from_window(best, alpha0, beta);
-        self.tt
-            .store(b, best, bound, empties, Some(best_move as u8), true);
+        let slot = self.tt.bucket_start(b);
+        self.tt.store_sel_at(
+            slot,
+            b,
+            best,
+            bound,
+            empties,
+            Some(best_move as u8),
+            true,
+            self.store_selectivity(empties),
+        );
         (best, best_move)
     }
 
@@ -1873,16 +1983,56 @@ impl Searcher {
         if beta - alpha <= 2 {
             return self.pvs_node(b, alpha, beta, empties, true);
         }
+        let mut est = est;
+        if (self.mpc_root_empties.0..=self.mpc_root_empties.1).contains(&empties) {
+            let n0 = self.nodes;
+            // Selective pre-searches (multi-ProbCut, least confident first): each fills the
+            // TT with best moves and selective bounds for the next and refines the estimate.
+            for &level in &probcut::PASSES {
+                self.selectivity = level;
+                let (v, _) = self.aspiration_loop(b, alpha, beta, empties, est, w);
+                self.selectivity = 0;
+                if self.stopped {
+                    self.selective_nodes += self.nodes - n0;
+                    return (0, 64);
+                }
+                est = v.clamp(-64, 64);
+            }
+            self.selective_nodes += self.nodes - n0;
+        }
+        self.aspiration_loop(b, alpha, beta, empties, est, w)
+    }
+
+    /// The root PVS of [`Searcher::aspiration_solve`] from the window (est − w, est + w),
+    /// widened on failure. A selective pass ([`Searcher::selectivity`] > 0) may be unstable
+    /// (a fail-low then a fail-high at the same score); after 4 windows it searches the whole
+    /// window (alpha, beta).
+    fn aspiration_loop(
+        &mut self,
+        b: &Board,
+        alpha: Score,
+        beta: Score,
+        empties: u32,
+        est: Score,
+        w: Score,
+    ) -> (Score, u32) {
         let mut lo = (est - w).max(alpha);
         let mut hi = (est + w).min(beta);
         if lo >= hi {
             lo = alpha;
             hi = beta;
         }
+        let mut tries = 0;
         loop {
             let (v, x) = self.pvs_node(b, lo, hi, empties, true);
             if self.stopped {
                 return (v, x);
+            }
+            tries += 1;
+            if self.selectivity != 0 && tries >= 4 && (lo > alpha || hi < beta) {
+                lo = alpha;
+                hi = beta;
+                continue;
             }
             if v <= lo && lo > alpha {
                 hi = v + 1;

@@ -15,6 +15,7 @@
 //! - [`tt`]: the lock-free transposition table shared by search threads.
 //! - [`midgame`]: iterative deepening PVS with aspiration windows.
 //! - [`endgame`]: the exact / WLD endgame solver.
+//! - [`probcut`]: endgame multi-ProbCut: selective pre-search levels and the error model.
 //! - [`engine`]: the facade the protocols and CLI call; search reports through callbacks.
 //! - [`timeman`]: time management against the game clock.
 //! - [`gtp`]: the GTP protocol loop.
@@ -43,6 +44,7 @@ pub mod midgame;
 pub mod net;
 pub mod pattern;
 pub mod perft;
+pub mod probcut;
 pub mod solve;
 pub mod square;
 pub mod timeman;

@@ -73,6 +73,11 @@ pub struct TtEntry {
     pub lower: Score,
     /// Upper bound on the value (+[`NO_BOUND`] if none); equal to `lower` for [`Bound::Exact`].
     pub upper: Score,
+    /// Selectivity of a solved entry: 0 if the bounds are proven (exact solver), else the
+    /// level (1–7, higher = less confident) of the endgame multi-ProbCut (MPC) pre-search that
+    /// stored them (see [`crate::probcut`]): such bounds are only as sure as that MPC level's
+    /// confidence. Always 0 for a midgame entry.
+    pub selectivity: u8,
 }
 
 struct Slot {
@@ -99,7 +104,8 @@ fn interval(score: Score, bound: Bound) -> (Score, Score) {
 }
 
 // The data word, from bit 0: bound code (2 bits), solved (1), depth (7), best move (7, 64 =
-// none), generation (8), lower bound (i16), upper bound (i16); bits 57-63 are zero.
+// none), generation (8), lower bound (i16), upper bound (i16), selectivity (3); bits 60-63 are
+// zero.
 const BOUND_SHIFT: u32 = 0;
 const SOLVED_SHIFT: u32 = 2;
 const DEPTH_SHIFT: u32 = 3;
@@ -107,6 +113,10 @@ const MOVE_SHIFT: u32 = 10;
 const GEN_SHIFT: u32 = 17;
 const LOWER_SHIFT: u32 = 25;
 const UPPER_SHIFT: u32 = 41;
+const SEL_SHIFT: u32 = 57;
+
+/// The largest [`TtEntry::selectivity`] (3 bits).
+pub const MAX_SELECTIVITY: u8 = 7;
 
 fn pack(
     lower: Score,
@@ -115,6 +125,7 @@ fn pack(
     best: Option<u8>,
     solved: bool,
     generation: u8,
+    selectivity: u8,
 ) -> u64 {
     // The bound code is never 0 (0 marks an empty slot): 3 exact, 2 upper only, else 1.
     let b = if lower == upper {
@@ -134,6 +145,7 @@ fn pack(
         | ((generation as u64) << GEN_SHIFT)
         | (lo << LOWER_SHIFT)
         | (hi << UPPER_SHIFT)
+        | (((selectivity & MAX_SELECTIVITY) as u64) << SEL_SHIFT)
 }
 
 fn unpack(d: u64) -> Option<TtEntry> {
@@ -154,6 +166,7 @@ fn unpack(d: u64) -> Option<TtEntry> {
         solved: (d >> SOLVED_SHIFT) & 1 == 1,
         lower,
         upper,
+        selectivity: data_sel(d),
     })
 }
 
@@ -163,6 +176,10 @@ fn data_lower(d: u64) -> Score {
 
 fn data_upper(d: u64) -> Score {
     ((d >> UPPER_SHIFT) as u16) as i16 as Score
+}
+
+fn data_sel(d: u64) -> u8 {
+    ((d >> SEL_SHIFT) & MAX_SELECTIVITY as u64) as u8
 }
 
 fn data_gen(d: u64) -> u8 {
@@ -358,9 +375,31 @@ impl TranspositionTable {
         best: Option<u8>,
         solved: bool,
     ) {
+        self.store_sel_at(start, b, score, bound, depth, best, solved, 0);
+    }
+
+    /// [`TranspositionTable::store_at`] of a result with [`TtEntry::selectivity`]
+    /// `selectivity` (0–[`MAX_SELECTIVITY`]; 0 = proven). For an existing entry of the same
+    /// position: a less selective (more certain) one is kept (the new result is dropped), a
+    /// more selective one is replaced, and one of equal selectivity, kind and depth narrows
+    /// its interval as in [`TranspositionTable::store_at`].
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn store_sel_at(
+        &self,
+        start: usize,
+        b: &Board,
+        score: Score,
+        bound: Bound,
+        depth: u32,
+        best: Option<u8>,
+        solved: bool,
+        selectivity: u8,
+    ) {
+        let selectivity = selectivity.min(MAX_SELECTIVITY);
         let generation = self.generation.load(Ordering::Relaxed);
         let (lower, upper) = interval(score, bound);
-        let data = pack(lower, upper, depth, best, solved, generation);
+        let data = pack(lower, upper, depth, best, solved, generation, selectivity);
         let bucket = &self.slots[start..start + BUCKET_SLOTS];
         let mut victim = 0;
         let mut victim_prio = i32::MAX;
@@ -377,16 +416,21 @@ impl TranspositionTable {
                 && s.k2.load(Ordering::Relaxed) ^ d == b.opponent
             {
                 let old_solved = (d >> SOLVED_SHIFT) & 1 == 1;
-                if old_solved && !solved {
+                let old_sel = data_sel(d);
+                if old_solved && (!solved || old_sel < selectivity) {
                     return;
                 }
-                // Same kind and depth: keep the narrower interval of the old and new bounds.
+                // Same kind, selectivity and depth: keep the narrower interval of the old and
+                // new bounds.
                 let old_depth = ((d >> DEPTH_SHIFT) & 127) as u32;
-                let data = if old_solved == solved && old_depth == depth.min(127) {
+                let data = if old_solved == solved
+                    && old_sel == selectivity
+                    && old_depth == depth.min(127)
+                {
                     let lo = lower.max(data_lower(d));
                     let hi = upper.min(data_upper(d));
                     if lo <= hi {
-                        pack(lo, hi, depth, best, solved, generation)
+                        pack(lo, hi, depth, best, solved, generation, selectivity)
                     } else {
                         data
                     }
@@ -443,6 +487,7 @@ mod tests {
                 solved: true,
                 lower: -12,
                 upper: NO_BOUND,
+                selectivity: 0,
             }
         );
         // The same discs with the sides swapped are a different position.
@@ -463,6 +508,50 @@ mod tests {
         assert_eq!(tt.probe(&b).unwrap().score, -12);
         tt.clear();
         assert_eq!(tt.probe(&b), None);
+    }
+
+    #[test]
+    fn selective_entries_yield_to_proven_ones() {
+        let tt = TranspositionTable::with_bytes(1024);
+        let b = Board::start();
+        let at = tt.bucket_start(&b);
+        // A selective (MPC level 3) bound is stored with its level.
+        tt.store_sel_at(at, &b, 4, Bound::Lower, 20, Some(19), true, 3);
+        let e = tt.probe(&b).unwrap();
+        assert_eq!((e.lower, e.selectivity, e.best), (4, 3, Some(19)));
+        // A bound of the same level narrows it.
+        tt.store_sel_at(at, &b, 8, Bound::Upper, 20, Some(19), true, 3);
+        let e = tt.probe(&b).unwrap();
+        assert_eq!((e.lower, e.upper, e.selectivity), (4, 8, 3));
+        // A more confident level replaces it (no narrowing across levels).
+        tt.store_sel_at(at, &b, 2, Bound::Upper, 20, Some(26), true, 1);
+        let e = tt.probe(&b).unwrap();
+        assert_eq!((e.lower, e.upper, e.selectivity), (-NO_BOUND, 2, 1));
+        // A proven bound replaces that; a selective one never replaces a proven one.
+        tt.store(&b, 0, Bound::Exact, 20, Some(37), true);
+        tt.store_sel_at(at, &b, 6, Bound::Lower, 20, Some(19), true, 2);
+        let e = tt.probe(&b).unwrap();
+        assert_eq!(
+            (e.score, e.bound, e.selectivity, e.best),
+            (0, Bound::Exact, 0, Some(37))
+        );
+        // The level saturates at MAX_SELECTIVITY and does not spill into other fields.
+        let c = b.pass();
+        tt.store_sel_at(
+            tt.bucket_start(&c),
+            &c,
+            -64,
+            Bound::Upper,
+            60,
+            None,
+            true,
+            200,
+        );
+        let e = tt.probe(&c).unwrap();
+        assert_eq!(
+            (e.upper, e.lower, e.depth, e.selectivity),
+            (-64, -NO_BOUND, 60, MAX_SELECTIVITY)
+        );
     }
 
     #[test]

@@ -90,6 +90,50 @@ fn hard_20_subset_tiny_tt() {
     }
 }
 
+/// The selective pre-searches (multi-ProbCut passes, forced on at 20 empties) before the exact
+/// solve, with a 3 KiB TT (nearly every store evicts another position, selective and exact
+/// entries mixed) at 1 and 2 threads: every score and best move stays right.
+#[test]
+fn hard_20_selective_pre_search_tiny_tt() {
+    use flank::endgame::Searcher;
+    use flank::tt::TranspositionTable;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    let Some(ps) = subset() else { return };
+    for threads in [1, 2] {
+        let pool = (threads > 1).then(|| {
+            Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("thread pool"),
+            )
+        });
+        for (i, p) in ps[..3].iter().enumerate() {
+            let what = format!("{threads} threads, position {i}: {}", p.position);
+            let tt = Arc::new(TranspositionTable::with_bytes(3 * 1024));
+            let mut s = Searcher::new(tt, Arc::new(AtomicBool::new(false)), None);
+            s.set_pool(pool.clone());
+            s.set_mpc_root_empties(20, 20);
+            let r = s.solve(&p.position.board, -64, 64).expect("not stopped");
+            assert!(
+                s.selective_nodes > 0 && s.selective_nodes < s.nodes,
+                "{what}: {} of {} nodes selective",
+                s.selective_nodes,
+                s.nodes
+            );
+            assert_eq!(Some(r.score), p.expected, "{what}");
+            let best = flank::Move::Play(match r.best {
+                flank::Move::Play(sq) => sq,
+                flank::Move::Pass => panic!("{what}: pass"),
+            });
+            assert!(p.best_moves().contains(&best), "{what}: {best}");
+            assert_eq!(r.pv.first(), Some(&r.best), "{what}");
+        }
+    }
+}
+
 #[test]
 fn one_thread_node_counts_are_deterministic() {
     let Some(ps) = subset() else { return };
@@ -137,4 +181,140 @@ fn solve_cli_two_threads_and_clean_streams() {
     let (code, _, err) = flank(&["solve", "--threads", "0", "-"], "");
     assert_eq!(code, 2);
     assert!(err.contains("threads"), "{err}");
+}
+
+/// Multi-ProbCut calibration (ignored: several CPU minutes; run with `cargo test --release
+/// --test solver -- --ignored mpc_calibration --nocapture`). Positions: WTHOR games
+/// (`$FLANK_DATA/games/wthor`, not the FFO or hard-20 test sets: positions found in those
+/// files, in any symmetry, are skipped), the position at E empties of every k-th game, for E
+/// = 12, 14, …, 22 (`MPC_CAL_N` positions per E, default 120; fewer at 22). Each is solved
+/// exactly, and its d-ply midgame search (d = 0: the static evaluation) is compared with the
+/// exact score. Prints, per (E, d), the mean and the root-mean-square error, then the
+/// least-squares fit of the RMS error to `a + b * E + c * d` (the constants of
+/// `flank::probcut::sigma`). Scores are side-to-move disc differences.
+#[test]
+#[ignore]
+fn mpc_calibration() {
+    use flank::board::{Board, SCORE_INF};
+    use flank::endgame::Searcher;
+    use flank::tt::TranspositionTable;
+    use rayon::prelude::*;
+    use std::collections::HashSet;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    let Ok(dir) = flank::data::data_file("games/wthor") else {
+        eprintln!("SKIPPED: games/wthor not found (set FLANK_DATA)");
+        return;
+    };
+    let mut test: HashSet<(u64, u64)> = HashSet::new();
+    for f in [
+        "endgame/hard-20.obf",
+        "endgame/fforum-1-19.obf",
+        "endgame/fforum-20-39.obf",
+        "endgame/fforum-40-59.obf",
+        "endgame/fforum-60-79.obf",
+    ] {
+        if let Ok(p) = flank::data::data_file(f) {
+            test.extend(flank::train::load_test_positions(&p).expect("test set loads"));
+        }
+    }
+    let mut games = Vec::new();
+    for f in flank::train::wthor_files(&dir).expect("WTHOR files") {
+        let bytes = std::fs::read(&f).expect("WTHOR file reads");
+        let archive =
+            wthor::parse::<wthor::game_archive::GameArchive>(&bytes).expect("WTHOR file parses");
+        games.extend(archive.games);
+    }
+    let n: usize = std::env::var("MPC_CAL_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(120);
+    const DEPTHS: i32 = 7;
+    let empties_list = [12u32, 14, 16, 18, 20, 22];
+    let mut table = Vec::new();
+    for (ei, &e) in empties_list.iter().enumerate() {
+        let want = if e >= 22 { n * 2 / 3 } else { n };
+        let stride = games.len() / (want * 2);
+        let mut boards = Vec::new();
+        let mut gi = ei * 7;
+        while boards.len() < want && gi < games.len() {
+            if let Some((ps, _)) = flank::train::replay_wthor(&games[gi].moves)
+                && let Some(p) = ps.iter().find(|p| p.board.empties() == e)
+                && p.board.has_moves()
+                && !test.contains(&(p.board.player, p.board.opponent))
+            {
+                boards.push(p.board);
+            }
+            gi += stride;
+        }
+        let errs: Vec<Vec<i32>> = boards
+            .par_iter()
+            .map(|b: &Board| {
+                let stop = Arc::new(AtomicBool::new(false));
+                let mut s =
+                    Searcher::new(Arc::new(TranspositionTable::new(16)), stop.clone(), None);
+                let exact = s.solve(b, -64, 64).expect("solve").score;
+                let mut m = Searcher::new(Arc::new(TranspositionTable::new(2)), stop, None);
+                (0..DEPTHS)
+                    .map(|d| {
+                        let v = if d == 0 {
+                            flank::midgame::leaf_eval(b)
+                        } else {
+                            m.mid_pvs(b, -SCORE_INF, SCORE_INF, d, true).0
+                        };
+                        v - exact
+                    })
+                    .collect()
+            })
+            .collect();
+        for d in 0..DEPTHS as usize {
+            let k = errs.len() as f64;
+            let mean = errs.iter().map(|v| v[d] as f64).sum::<f64>() / k;
+            let rms = (errs.iter().map(|v| (v[d] * v[d]) as f64).sum::<f64>() / k).sqrt();
+            println!(
+                "E {e:2} d {d} n {} mean {mean:+.2} rms {rms:.2}",
+                errs.len()
+            );
+            table.push((e as f64, d as f64, rms));
+        }
+    }
+    // Least squares for rms = a + b E + c d (normal equations, 3x3, Cramer's rule).
+    let mut m = [[0.0f64; 3]; 3];
+    let mut r = [0.0f64; 3];
+    for &(e, d, y) in &table {
+        let x = [1.0, e, d];
+        for i in 0..3 {
+            for j in 0..3 {
+                m[i][j] += x[i] * x[j];
+            }
+            r[i] += x[i] * y;
+        }
+    }
+    let det = |m: &[[f64; 3]; 3]| {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    };
+    let d0 = det(&m);
+    let coef: Vec<f64> = (0..3)
+        .map(|k| {
+            let mut mk = m;
+            for i in 0..3 {
+                mk[i][k] = r[i];
+            }
+            det(&mk) / d0
+        })
+        .collect();
+    println!(
+        "fit: sigma = {:.3} + {:.4} * E + {:.4} * d",
+        coef[0], coef[1], coef[2]
+    );
+    for &(e, d, y) in &table {
+        println!(
+            "E {e:2} d {d} rms {y:.2} fit {:.2}",
+            coef[0] + coef[1] * e + coef[2] * d
+        );
+    }
+    assert!(coef.iter().all(|c| c.is_finite()));
 }

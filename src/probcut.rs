@@ -1,0 +1,89 @@
+//! Endgame multi-ProbCut (MPC): the confidence levels of the selective pre-searches that run
+//! before an exact solve (by default at 22–25 empties), the shallow-search depth per empties and the error model
+//! sigma(empties, depth) of a shallow midgame search against the exact final score.
+//!
+//! ProbCut is Michael Buro's (1995, multi-ProbCut 1997); its use in selective pre-searches
+//! before an exact endgame solve follows Edax and Egaroucid (ideas only). At a null-window
+//! node (alpha, alpha + 1) with at least [`MPC_MIN_EMPTIES`] empties, a shallow search of
+//! [`shallow_depth`] plies predicts the exact score with a normal error of standard deviation
+//! [`sigma`]; if it is at least `alpha + 1 + t * sigma` the node fails high, if at most
+//! `alpha - t * sigma` it fails low, where `t` is the confidence of the pass ([`level_t`]).
+//! Results of a selective pass carry its level in the TT
+//! ([`crate::tt::TtEntry::selectivity`]); the exact pass (level 0) trusts only level-0
+//! bounds, so exactness never depends on MPC: the passes only fill the TT with best moves and
+//! give the final aspiration window.
+//!
+//! Calibration: `cargo test --release --test solver -- --ignored mpc_calibration
+//! --nocapture` (see `tests/solver.rs`) solves WTHOR positions (not the FFO or hard-20 test
+//! sets) at 12–22 empties and compares each shallow-search depth with the exact score; the
+//! constants of [`sigma`] are its least-squares fit (docs/benchmarks.md, "Session 6").
+
+use crate::board::Score;
+
+/// Empties at and above which a null-window node of a selective pass tries a ProbCut.
+/// Tuned on FFO #45, #46, #48, #49 at 1 thread (nodes: 14 −6 %, 12 −12.5 %, 10 −15 % against
+/// no pre-search; 10 cost more CPU time than 12, whose time was about that of no
+/// pre-search). Below it a selective pass searches exactly, and those results are stored as
+/// proven: the exact pass reuses them.
+pub const MPC_MIN_EMPTIES: u32 = 12;
+
+/// Empties at and above which an exact root solve runs the selective pre-searches first (up
+/// to [`MPC_ROOT_MAX_EMPTIES`]).
+pub const MPC_ROOT_EMPTIES: u32 = 22;
+
+/// Empties above which an exact root solve skips the selective pre-searches. At 22–25
+/// empties they saved 11 % of the nodes of FFO #41–#48 (6 of 8 positions fewer); at 26–28
+/// the results were mixed (#49 −19 %, #50 +1.7 %, #51 −13 %, #52 −11 %, #53 +19 %: the passes'
+/// cost grows faster than the exact pass's saving on some positions), +8.9 % in total, so they
+/// are off there by default (docs/benchmarks.md, "Session 6").
+pub const MPC_ROOT_MAX_EMPTIES: u32 = 25;
+
+/// The selective passes of a root solve, least confident first: the selectivity levels
+/// ([`crate::tt::TtEntry::selectivity`], 1–7) run before the exact pass (level 0); their `t`
+/// are 1.1, 1.5, 2.0 and 2.6 ([`level_t`]). Fewer passes (2 only; 4, 2; 3, 1) searched more
+/// nodes.
+pub const PASSES: [u8; 4] = [4, 3, 2, 1];
+
+/// The confidence `t` (in standard deviations) of selectivity level `level` (1–7); level 0 is
+/// exact (no ProbCut) and gives infinity.
+pub fn level_t(level: u8) -> f64 {
+    match level {
+        0 => f64::INFINITY,
+        1 => 2.6,
+        2 => 2.0,
+        3 => 1.5,
+        4 => 1.1,
+        5 => 0.8,
+        6 => 0.6,
+        _ => 0.4,
+    }
+}
+
+/// Plies of the shallow search that predicts the score of a node with `empties` empties: 2
+/// below 18 empties, 4 from 18, 6 from 22 ([`sigma`] also covers 0 = the static evaluation,
+/// which cut fewer nodes at 10–13 empties).
+pub fn shallow_depth(empties: u32) -> i32 {
+    match empties {
+        0..18 => 2,
+        18..22 => 4,
+        _ => 6,
+    }
+}
+
+/// Standard deviation, in discs, of the error of a `depth`-ply midgame search (pattern
+/// evaluation at the leaves; 0 = the static evaluation) against the exact final score of a
+/// position with `empties` empties: the least-squares fit of the root-mean-square errors
+/// measured at 12–22 empties and depths 0–6 (about 8.5 discs for the evaluation, 6.0 at depth
+/// 4, 4.7 at depth 6; the error barely depends on the empties), extrapolated above 22.
+pub fn sigma(empties: u32, depth: i32) -> f64 {
+    let (a, b, c) = (8.251, 0.0127, -0.6326);
+    (a + b * empties as f64 + c * depth as f64).max(2.0)
+}
+
+/// The ProbCut margin `t * sigma` in whole discs (rounded up), or `None` at level 0.
+pub fn margin(level: u8, empties: u32, depth: i32) -> Option<Score> {
+    if level == 0 {
+        return None;
+    }
+    Some((level_t(level) * sigma(empties, depth)).ceil() as Score)
+}
