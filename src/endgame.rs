@@ -1631,18 +1631,33 @@ impl Searcher {
             } else {
                 Bound::Upper
             };
-            self.tt.store_sel_at(
-                slot,
-                &b,
-                best,
-                bound,
-                empties,
-                Some(best_move as u8),
-                true,
-                self.store_selectivity(empties),
-            );
+            self.store_solved(slot, &b, best, bound, empties, best_move);
         }
         best
+    }
+
+    /// Stores a searched result of the solver (bucket `slot` of `b`, `empties` empties) with
+    /// the selectivity [`Searcher::store_selectivity`] gives it.
+    #[inline]
+    fn store_solved(
+        &self,
+        slot: usize,
+        b: &Board,
+        best: Score,
+        bound: Bound,
+        empties: u32,
+        best_move: u32,
+    ) {
+        self.tt.store_sel_at(
+            slot,
+            b,
+            best,
+            bound,
+            empties,
+            Some(best_move as u8),
+            true,
+            self.store_selectivity(empties),
+        );
     }
 
     /// The [`crate::tt::TtEntry::selectivity`] of a result at `empties`: the pass's level,
@@ -1835,17 +1850,7 @@ impl Searcher {
             return (0, 64);
         };
         let bound = Bound::from_window(best, alpha0, beta);
-        let slot = self.tt.bucket_start(b);
-        self.tt.store_sel_at(
-            slot,
-            b,
-            best,
-            bound,
-            empties,
-            Some(best_move as u8),
-            true,
-            self.store_selectivity(empties),
-        );
+        self.store_solved(self.tt.bucket_start(b), b, best, bound, empties, best_move);
         (best, best_move)
     }
 

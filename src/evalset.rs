@@ -57,8 +57,6 @@ pub struct EvalSetStats {
     pub test_games: usize,
     /// Distinct positions with the wanted empties and a legal move.
     pub candidates: usize,
-    /// Whether the test file was found (a missing one leaves nothing out).
-    pub test_file_found: bool,
 }
 
 /// Builds the set: returns the OBF lines (cells `X` black / `O` white, the side to move, then
@@ -77,7 +75,6 @@ pub fn build(opts: &EvalSetOptions) -> Result<(Vec<String>, EvalSetStats)> {
     let (_, games) = read_wthor_games(&opts.wthor_dir)?;
     let mut stats = EvalSetStats {
         games: games.len(),
-        test_file_found: opts.test_positions.as_ref().is_some_and(|p| p.exists()),
         ..EvalSetStats::default()
     };
     let mut seen = HashSet::new();

@@ -538,14 +538,14 @@ fn run_evalset(args: EvalsetArgs) -> Result<ExitCode> {
     // `--out FILE`: the set goes to a temporary file beside it, renamed over FILE only when
     // complete, so a failed or interrupted run leaves an existing FILE as it was. Creating the
     // temporary file first also fails an unwritable path before the work.
-    let target = args.out.as_ref().filter(|p| p.as_os_str() != "-");
-    let temp = match target {
+    // (output file, its temporary file); `None`: stdout.
+    let files = match args.out.as_ref().filter(|p| p.as_os_str() != "-") {
         Some(out) => {
             let mut name = out.file_name().unwrap_or_default().to_os_string();
             name.push(format!(".partial-{}", std::process::id()));
             let temp = out.with_file_name(name);
             File::create(&temp).with_context(|| format!("cannot write {}", out.display()))?;
-            Some(temp)
+            Some((out, temp))
         }
         None => None,
     };
@@ -558,8 +558,8 @@ fn run_evalset(args: EvalsetArgs) -> Result<ExitCode> {
     let (lines, stats) = match built {
         Ok(b) => b,
         Err(e) => {
-            if let Some(t) = &temp {
-                let _ = std::fs::remove_file(t);
+            if let Some((_, temp)) = &files {
+                let _ = std::fs::remove_file(temp);
             }
             return Err(e);
         }
@@ -568,15 +568,15 @@ fn run_evalset(args: EvalsetArgs) -> Result<ExitCode> {
     if !text.is_empty() {
         text.push('\n');
     }
-    match (target, &temp) {
-        (Some(out), Some(temp)) => {
+    match &files {
+        Some((out, temp)) => {
             let written = std::fs::write(temp, &text).and_then(|_| std::fs::rename(temp, out));
             if let Err(e) = written {
                 let _ = std::fs::remove_file(temp);
                 return Err(e).with_context(|| format!("cannot write {}", out.display()));
             }
         }
-        _ => {
+        None => {
             let mut o = io::stdout().lock();
             match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
                 // A closed pipe (`| head`) only means nobody wants the rest.
@@ -585,7 +585,7 @@ fn run_evalset(args: EvalsetArgs) -> Result<ExitCode> {
             }
         }
     }
-    if !stats.test_file_found {
+    if !opts.test_positions.as_ref().is_some_and(|p| p.exists()) {
         eprintln!("evalset: note: endgame/hard-20.obf not found, no test games left out");
     }
     eprintln!(
