@@ -1021,7 +1021,15 @@ impl Searcher {
     }
 
     /// Stability cutoff for an NWS at alpha: `Some(bound)` if the opponent's stable discs
-    /// already prove the score ≤ alpha.
+    /// already prove the score ≤ alpha (an upper bound), or the side to move's stable discs
+    /// prove it > alpha (a lower bound).
+    ///
+    /// With s stable discs a side ends with at least s discs, so its final score is at least
+    /// 2s − 64 (empties go to the winner); the opponent's s stable discs cap the score at
+    /// 64 − 2s. The upper-bound test is Edax's; the lower-bound one matters when the side to
+    /// move is losing heavily, above all in wipeout proofs (a window just below +64, as in
+    /// FFO #59), where every defender node is refuted by one stable disc instead of a search
+    /// of its replies.
     #[inline]
     fn stability_cutoff(&self, p: u64, o: u64, alpha: Score) -> Option<Score> {
         // The best possible score is 64 − 2 × (opponent's stable discs) ≤ 64 − 2 × (a count
@@ -1031,6 +1039,14 @@ impl Searcher {
             let upper = 64 - 2 * stable_discs(o, p).count_ones() as Score;
             if upper <= alpha {
                 return Some(upper);
+            }
+        }
+        // Symmetrically, the worst possible score is 2 × (own stable discs) − 64.
+        let p_count = p.count_ones() as Score;
+        if alpha < 2 * p_count - 64 && alpha < 0 {
+            let lower = 2 * stable_discs(p, o).count_ones() as Score - 64;
+            if lower > alpha {
+                return Some(lower);
             }
         }
         None
@@ -2115,6 +2131,90 @@ impl Searcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Plain negamax to the end of the game (passes included), for checking the solver.
+    fn naive(b: &Board) -> Score {
+        let moves = b.moves();
+        if moves == 0 {
+            let passed = b.pass();
+            if passed.moves() == 0 {
+                return b.final_score();
+            }
+            return -naive(&passed);
+        }
+        let mut best = -SCORE_INF;
+        let mut m = moves;
+        while m != 0 {
+            let x = m.trailing_zeros();
+            m &= m - 1;
+            let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
+            best = best.max(-naive(&c));
+        }
+        best
+    }
+
+    #[test]
+    fn stability_cutoff_bounds_both_ways() {
+        // The side to move owns the whole first row (8 stable discs): it ends with at least
+        // 8 discs, so no NWS below 2 × 8 − 64 = −48 can fail low.
+        let p = 0xFF;
+        let o = 0x00FF_FF00_FF00_FF00;
+        let s = Searcher::new(
+            Arc::new(TranspositionTable::new(1)),
+            Arc::new(AtomicBool::new(false)),
+            None,
+        );
+        let lower = 2 * stable_discs(p, o).count_ones() as Score - 64;
+        assert!(lower >= -48);
+        assert_eq!(s.stability_cutoff(p, o, -50), Some(lower));
+        assert_eq!(s.stability_cutoff(p, o, lower), None);
+        // Seen from the other side, the same discs cap the score at 64 − 2 × 8 = 48.
+        let upper = 64 - 2 * stable_discs(p, o).count_ones() as Score;
+        assert_eq!(s.stability_cutoff(o, p, 50), Some(upper));
+        assert_eq!(s.stability_cutoff(o, p, upper - 1), None);
+    }
+
+    #[test]
+    fn nws_agrees_with_negamax_on_lopsided_positions() {
+        // Positions where one side has few discs (a sparse random side), so that the
+        // stability cutoffs of both signs and wipeout windows come into play: every NWS
+        // answer must fall on the right side of its alpha.
+        let mut r: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            r
+        };
+        let tt = Arc::new(TranspositionTable::new(1));
+        for i in 0..400 {
+            let mut empty = 0u64;
+            while empty.count_ones() < 7 + (i % 3) {
+                empty |= (1 << (next() & 63)) & !1;
+            }
+            // A corner (a stable disc) and a few more discs for the sparse side.
+            let sparse = (1 | (next() & next() & next() & next())) & !empty;
+            let (p, o) = if i % 2 == 0 {
+                (sparse, !sparse & !empty)
+            } else {
+                (!sparse & !empty, sparse)
+            };
+            let b = Board {
+                player: p,
+                opponent: o,
+            };
+            let exact = naive(&b);
+            let mut s = Searcher::new(tt.clone(), Arc::new(AtomicBool::new(false)), None);
+            for alpha in -64..64 {
+                let v = s.nws(&b, alpha, empty.count_ones());
+                assert_eq!(
+                    v > alpha,
+                    exact > alpha,
+                    "{p:x} {o:x} alpha {alpha} exact {exact}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn stable_discs_of_full_and_corner_boards() {
