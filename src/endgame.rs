@@ -1,6 +1,6 @@
 //! The exact and WLD endgame solver: null-window search (NWS) with PVS at PV nodes,
 //! fastest-first ordering, quadrant parity near the leaves, special code for the last 1–4
-//! empties, a stability cutoff and the shared transposition table (TT).
+//! empties, stability cutoffs (both signs) and the shared transposition table (TT).
 //!
 //! The structure follows the well-known design of Edax and Zebra (Gunnar Andersson's
 //! endgame notes): scores are final disc differences (empties to the winner); WLD is the same
