@@ -616,6 +616,9 @@ fn run_train(args: TrainArgs) -> Result<ExitCode> {
             "--quick needs --out FILE (it must not overwrite the built-in weights/flank-eval.bin)"
         ),
     };
+    // flank's own arguments are checked before the data directory is looked up, so that a
+    // bad output path is reported as such on a machine without the data too.
+    flank::train::check_writable(&out, "output file")?;
     let data = flank::data::data_root().map_err(anyhow::Error::msg)?;
     let mut opts = if args.quick {
         flank::train::TrainOptions::quick(data, out)

@@ -1142,8 +1142,11 @@ pub struct TrainSummary {
 }
 
 /// Checks up front that `path` can be written: not a directory, and its parent directory
-/// exists (nothing is created), so that a long run does not fail at its end.
-fn check_writable(path: &Path, what: &str) -> Result<()> {
+/// exists (nothing is created), so that a long run does not fail at its end. `what` names
+/// the path in the error (e.g. "output file").
+///
+/// Errors: `path` is a directory, or its parent directory does not exist.
+pub fn check_writable(path: &Path, what: &str) -> Result<()> {
     if path.is_dir() {
         bail!("{what} {} is a directory", path.display());
     }
