@@ -1,9 +1,15 @@
 //! Property tests of the search: symmetric positions solve alike, the solver agrees with a
-//! plain negamax near the end, best moves are legal, and the midgame returns legal moves.
+//! plain negamax near the end (also each null-window answer on lopsided positions), best
+//! moves are legal, and the midgame returns legal moves.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use flank::board::{Board, Score, Symmetry};
+use flank::endgame::Searcher;
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::square::Move;
+use flank::tt::TranspositionTable;
 use proptest::prelude::*;
 
 /// Plays random legal moves (choices taken modulo the move count) from the start until
@@ -161,5 +167,49 @@ proptest! {
         let limits = SearchLimits { depth: Some(depth), mode: SolveMode::Midgame, ..Default::default() };
         let r = e.search(&b, &limits, &mut |_| {});
         prop_assert_eq!(r.score, negamax_depth(&b, depth));
+    }
+}
+
+/// The solver's NWS on lopsided positions (the stability cutoffs of both signs, wipeout
+/// windows): every answer falls on the right side of its alpha.
+#[test]
+fn nws_agrees_with_negamax_on_lopsided_positions() {
+    // Positions where one side has few discs (a sparse random side), so that the
+    // stability cutoffs of both signs and wipeout windows come into play: every NWS
+    // answer must fall on the right side of its alpha.
+    let mut r: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        r ^= r << 13;
+        r ^= r >> 7;
+        r ^= r << 17;
+        r
+    };
+    let tt = Arc::new(TranspositionTable::new(1));
+    for i in 0..400 {
+        let mut empty = 0u64;
+        while empty.count_ones() < 7 + (i % 3) {
+            empty |= (1 << (next() & 63)) & !1;
+        }
+        // A corner (a stable disc) and a few more discs for the sparse side.
+        let sparse = (1 | (next() & next() & next() & next())) & !empty;
+        let (p, o) = if i % 2 == 0 {
+            (sparse, !sparse & !empty)
+        } else {
+            (!sparse & !empty, sparse)
+        };
+        let b = Board {
+            player: p,
+            opponent: o,
+        };
+        let exact = negamax(&b);
+        let mut s = Searcher::new(tt.clone(), Arc::new(AtomicBool::new(false)), None);
+        for alpha in -64..64 {
+            let v = s.nws(&b, alpha, empty.count_ones());
+            assert_eq!(
+                v > alpha,
+                exact > alpha,
+                "{p:x} {o:x} alpha {alpha} exact {exact}"
+            );
+        }
     }
 }
