@@ -170,13 +170,11 @@ proptest! {
     }
 }
 
-/// The solver's NWS on lopsided positions (the stability cutoffs of both signs, wipeout
-/// windows): every answer falls on the right side of its alpha.
+/// The solver's NWS on lopsided positions (one side sparse and owning a corner, so that the
+/// stability cutoffs of both signs and wipeout windows come into play): every answer falls on
+/// the right side of its alpha.
 #[test]
 fn nws_agrees_with_negamax_on_lopsided_positions() {
-    // Positions where one side has few discs (a sparse random side), so that the
-    // stability cutoffs of both signs and wipeout windows come into play: every NWS
-    // answer must fall on the right side of its alpha.
     let mut r: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut next = || {
         r ^= r << 13;
