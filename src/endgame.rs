@@ -1,5 +1,6 @@
 //! The exact and WLD endgame solver: null-window search (NWS) with PVS at PV nodes,
-//! fastest-first ordering, quadrant parity near the leaves, special code for the last 1–4
+//! fastest-first ordering (weighing the child's evaluation from 12 empties, shallow midgame
+//! searches from 16), quadrant parity near the leaves, special code for the last 1–4
 //! empties, stability cutoffs (both signs) and the shared transposition table (TT).
 //!
 //! The structure follows the well-known design of Edax and Zebra (Gunnar Andersson's
