@@ -105,7 +105,7 @@ const NEIGHBOUR: [u64; 64] = {
 
 /// Discs of `o` flipped when `p` plays the empty square `x` (0–63); 0 if the move is illegal.
 /// The same result as [`crate::board::flips`]; with AVX2 the 8 rays are done 4 at a time
-/// without branches (see [`flips_avx2`]), else per ray by [`crate::board::flips_rays`].
+/// without branches (see `flips_avx2`), else per ray by [`crate::board::flips_rays`].
 #[inline(always)]
 pub fn flips(p: u64, o: u64, x: u32) -> u64 {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]

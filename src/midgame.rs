@@ -42,7 +42,7 @@ impl Searcher {
     /// Fail-soft PVS of `b` to `depth` plies with the window (alpha, beta). Returns the score
     /// and the best move square (64 if none). Passes do not use up depth. TT move first, then
     /// the child's evaluation at depth ≥ 3 and fastest-first below; the allocation-free move
-    /// loop is [`Searcher::order_pvs`], which the endgame's ordering searches share.
+    /// loop is `Searcher::order_pvs`, which the endgame's ordering searches share.
     pub fn mid_pvs(
         &mut self,
         b: &Board,

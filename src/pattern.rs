@@ -96,7 +96,7 @@ pub struct Group {
 /// raw indices to compact feature ids (shared by symmetric indices).
 #[derive(Debug)]
 pub struct Layout {
-    /// The pattern groups, in [`GROUPS`] order.
+    /// The pattern groups, in `GROUPS` order.
     pub groups: Vec<Group>,
     /// Raw indices per phase: Σ 3^n over groups plus the global tables.
     pub raw_len: usize,
@@ -255,7 +255,7 @@ fn gather(g: usize, x: u64) -> u32 {
     }) as u32
 }
 
-/// Reference version of [`gather`]: a loop over the group's squares.
+/// Reference version of `gather`: a loop over the group's squares.
 pub fn gather_slow(g: usize, x: u64) -> u32 {
     GROUPS[g]
         .1

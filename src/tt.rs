@@ -89,8 +89,8 @@ struct Slot {
 const NO_MOVE: u64 = 64;
 
 /// No bound: the sentinels of [`TtEntry::lower`] and [`TtEntry::upper`]. Stored scores are
-/// 16-bit: solved entries in discs, midgame entries in the finer units of
-/// [`crate::midgame::MID_SCALE`].
+/// 16-bit, solved and midgame entries alike in discs (±64; the search's sentinels reach
+/// ±[`crate::board::SCORE_INF`]).
 pub const NO_BOUND: Score = i16::MAX as Score;
 
 /// The (lower, upper) interval a fail-soft `score` with `bound` gives.
