@@ -234,8 +234,8 @@ struct TrainArgs {
     /// Random plies played (and solved) from every solved WTHOR position (default 0 = off).
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=8))]
     deviation_plies: Option<u32>,
-    /// Search-leaf samples: walks from training positions down to 3-8 empties, solved
-    /// (default 6000000, or 5000 with --quick; 0 = none).
+    /// Search-leaf samples: walks from training positions down to 2-9 empties, solved
+    /// (default 48000000, or 5000 with --quick; 0 = none).
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
     leaf_samples: Option<u64>,
     /// Evaluation whose greedy moves the search-leaf walks follow: classic, trained (the
@@ -256,12 +256,24 @@ struct TrainArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: Option<u64>,
     /// Phases (of 2 empties each: phase 2 = 4-5 empties) that get a residual net on top of
-    /// the linear patterns: a list like 1,2 or 0-3 (phases 0-29), or none (default 1-4).
+    /// the linear patterns: a list like 1,2 or 0-3 (phases 0-29), or none (the default)
     #[arg(long, allow_negative_numbers = true, value_name = "PHASES", value_parser = parse_phases)]
     net_phases: Option<PhaseList>,
+    /// Empties counts that get a residual net of their own (it takes precedence over a phase
+    /// net at that count): a list like 4,5 or 2-9 (0-60), or none (default 2-9)
+    #[arg(long, allow_negative_numbers = true, value_name = "EMPTIES", value_parser = parse_empties)]
+    net_empties: Option<PhaseList>,
+    /// Hidden units of the nets this run trains: 32 (the default) or 64
+    #[arg(long, value_name = "UNITS", value_parser = clap::builder::PossibleValuesParser::new(["32", "64"]))]
+    net_hidden: Option<String>,
+    /// Extra search-leaf walks ending at the --net-empties counts, for the nets only (the
+    /// linear fit never sees them; not cached; default 0)
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
+    net_leaf_samples: Option<u64>,
     /// Take the linear pattern weights from this weights file (or `trained`, the built-in
-    /// ones) instead of fitting them, and its nets in the phases not in --net-phases; only the
-    /// listed nets are trained (the labelling still runs; --iterations/--lambda do not apply).
+    /// ones) instead of fitting them, and its nets in the slots not listed in --net-phases and
+    /// --net-empties; only the listed nets are trained (the labelling still runs;
+    /// --iterations/--lambda do not apply).
     #[arg(long, value_name = "FILE")]
     base: Option<PathBuf>,
     /// SGD epochs per residual net, 1-1000 (default 12).
@@ -272,22 +284,31 @@ struct TrainArgs {
     net_rate: Option<f32>,
 }
 
-/// The phases of `--net-phases`.
+/// The numbers of `--net-phases` or `--net-empties`.
 #[derive(Clone, Debug)]
 struct PhaseList(Vec<usize>);
 
 /// Parses `--net-phases`: `none`, or comma-separated phases and ranges (`1,2`, `0-3`).
 fn parse_phases(s: &str) -> Result<PhaseList, String> {
+    parse_list(s, flank::pattern::NUM_PHASES - 1, "a phase")
+}
+
+/// Parses `--net-empties`: `none`, or comma-separated empties counts and ranges (`4,5`, `2-9`).
+fn parse_empties(s: &str) -> Result<PhaseList, String> {
+    parse_list(s, 60, "an empties count")
+}
+
+/// A list of numbers 0..=`max` and ranges, or `none`; `what` names one in errors.
+fn parse_list(s: &str, max: usize, what: &str) -> Result<PhaseList, String> {
     if s == "none" {
         return Ok(PhaseList(Vec::new()));
     }
-    let max = flank::pattern::NUM_PHASES - 1;
     let mut out = Vec::new();
     for part in s.split(',') {
         let num = |t: &str| -> Result<usize, String> {
             match t.trim().parse::<usize>() {
                 Ok(v) if v <= max => Ok(v),
-                _ => Err(format!("'{t}' is not a phase (0-{max}, or none)")),
+                _ => Err(format!("'{t}' is not {what} (0-{max}, or none)")),
             }
         };
         let (a, b) = match part.split_once('-') {
@@ -295,7 +316,7 @@ fn parse_phases(s: &str) -> Result<PhaseList, String> {
             None => (num(part)?, num(part)?),
         };
         if a > b {
-            return Err(format!("empty phase range '{part}'"));
+            return Err(format!("empty range '{part}'"));
         }
         for p in a..=b {
             if !out.contains(&p) {
@@ -659,6 +680,15 @@ fn run_train(args: TrainArgs) -> Result<ExitCode> {
     }
     if let Some(p) = args.net_phases {
         opts.net_phases = p.0;
+    }
+    if let Some(e) = args.net_empties {
+        opts.net_empties = e.0.into_iter().map(|e| e as u32).collect();
+    }
+    if let Some(h) = args.net_hidden {
+        opts.net_hidden = if h == "64" { 64 } else { 32 };
+    }
+    if let Some(n) = args.net_leaf_samples {
+        opts.net_leaf_samples = n as usize;
     }
     opts.base = args.base;
     if let Some(e) = args.net_epochs {

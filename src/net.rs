@@ -1,8 +1,10 @@
-//! The residual network of the trained evaluation: a small NNUE-like net per game phase, on the
-//! pattern features of [`crate::pattern`], that corrects the linear pattern sum.
+//! The residual network of the trained evaluation: a small NNUE-like net per empties count (or
+//! per game phase), on the pattern features of [`crate::pattern`], that corrects the linear
+//! pattern sum.
 //!
-//! Shape (per phase that has a net): each of the [`FEATURES_PER_POSITION`] compact feature ids
-//! of a position selects a learned row of [`HIDDEN`] values; the rows are summed with a bias,
+//! Shape (per slot that has a net, see [`NUM_SLOTS`]): each of the [`FEATURES_PER_POSITION`]
+//! compact feature ids of a position selects a learned row of 32 or 64 values (the net's width,
+//! [`WIDTHS`]); the rows are summed with a bias,
 //! passed through ReLU, and a dot product with the output weights plus an output bias gives a
 //! correction in discs that is added to the linear pattern evaluation. It is trained on the
 //! residual `label − linear evaluation` (see [`crate::train::train_nets`]), so the linear part
@@ -10,103 +12,91 @@
 //! independent pattern weights cannot). The idea is the "efficiently updatable" first layer of
 //! Nasu's NNUE (2018), here without incremental update: the sum is recomputed per evaluation
 //! from the indices the linear part reads anyway (65 rows of 32 `i16`, about 700 instructions
-//! with AVX2).
+//! with AVX2; twice that at 64 units).
 //!
 //! Fixed point: rows and the hidden bias are in 1/[`ACT_SCALE`] activation units, output
 //! weights in 1/[`OUT_SCALE`], the output bias in 1/([`ACT_SCALE`]·[`OUT_SCALE`]) discs; the
 //! correction is returned in 1/[`SCALE`] discs like the linear sum.
 
-use crate::pattern::{FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, SCALE};
+use crate::pattern::{FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, SCALE, phase};
 
-/// Hidden units per net.
+/// Net slots: slot `p` < [`NUM_PHASES`] holds the net of phase `p` (all its empties), slot
+/// `NUM_PHASES + e` the net of exactly `e` empties (0-60), which takes precedence over its
+/// phase's net. One net per empties count learns the parity of the empties, which decides
+/// much of the result this close to the end: at 5 empties a net of its own, trained on 6.7 M
+/// positions, found the best move of a depth-9 search in 87.85 % of 4,000 held-out positions,
+/// a net for 4-5 empties on the same data 86.55 % (docs/eval.md, "One net per empties
+/// count").
+pub const NUM_SLOTS: usize = NUM_PHASES + 61;
+
+/// The slot of the net for exactly `empties` empties (0-60).
+pub const fn empties_slot(empties: u32) -> usize {
+    NUM_PHASES + empties as usize
+}
+
+/// The empties (inclusive range) a net in `slot` applies to.
+pub fn slot_empties(slot: usize) -> (u32, u32) {
+    if slot < NUM_PHASES {
+        let lo = slot as u32 * PHASE_WIDTH;
+        let hi = if slot == NUM_PHASES - 1 {
+            60
+        } else {
+            lo + PHASE_WIDTH - 1
+        };
+        (lo, hi)
+    } else {
+        let e = (slot - NUM_PHASES) as u32;
+        (e, e)
+    }
+}
+
+/// Hidden units of a net unless a training run asks for more (`flank train --net-hidden`).
 pub const HIDDEN: usize = 32;
+/// The widths (hidden units) a net may have: [`HIDDEN`] or 64.
+pub const WIDTHS: [usize; 2] = [32, 64];
 /// Units per 1.0 of a row value, the hidden bias and a hidden activation.
 pub const ACT_SCALE: i32 = 1024;
 /// Units per 1.0 of an output weight.
 pub const OUT_SCALE: i32 = 1024;
 
-/// One row of the first layer (aligned to a 64-byte cache line).
+/// One row of the first layer, `H` values (aligned to a 64-byte cache line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
-pub struct Row(pub [i16; HIDDEN]);
+pub struct Row<const H: usize>(pub [i16; H]);
 
-/// The net of one phase, quantised.
+/// A quantised net of `H` hidden units.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PhaseNet {
+pub struct Net<const H: usize> {
     /// One row per compact feature id ([`crate::pattern::Layout::compact_len`] rows).
-    pub rows: Vec<Row>,
+    pub rows: Vec<Row<H>>,
     /// Hidden bias, 1/[`ACT_SCALE`].
-    pub bias: [i16; HIDDEN],
+    pub bias: [i16; H],
     /// Output weights, 1/[`OUT_SCALE`].
-    pub out: [i16; HIDDEN],
+    pub out: [i16; H],
     /// Output bias, 1/([`ACT_SCALE`]·[`OUT_SCALE`]) discs.
     pub out_bias: i32,
-}
-
-/// A float net as training produces it (the same shape as [`PhaseNet`], unscaled).
-#[derive(Clone, Debug)]
-pub struct FloatNet {
-    /// `compact_len × HIDDEN` row values, feature-major.
-    pub rows: Vec<f32>,
-    /// Hidden bias.
-    pub bias: [f32; HIDDEN],
-    /// Output weights.
-    pub out: [f32; HIDDEN],
-    /// Output bias, discs.
-    pub out_bias: f32,
-}
-
-impl FloatNet {
-    /// The correction in discs for the compact feature ids `ids` (the training forward pass),
-    /// and the hidden pre-activations written to `h`.
-    pub fn forward(&self, ids: &[u32; FEATURES_PER_POSITION], h: &mut [f32; HIDDEN]) -> f32 {
-        *h = self.bias;
-        for &id in ids {
-            let r = &self.rows[id as usize * HIDDEN..id as usize * HIDDEN + HIDDEN];
-            for (a, b) in h.iter_mut().zip(r) {
-                *a += b;
-            }
-        }
-        let mut y = self.out_bias;
-        for (w, a) in self.out.iter().zip(h.iter()) {
-            y += w * a.max(0.0);
-        }
-        y
-    }
-
-    /// Rounds to fixed point (values beyond the `i16` range are clamped).
-    pub fn quantise(&self) -> PhaseNet {
-        let q = |x: f32, s: i32| (x * s as f32).round().clamp(-32767.0, 32767.0) as i16;
-        let rows = self
-            .rows
-            .chunks_exact(HIDDEN)
-            .map(|r| {
-                let mut row = [0i16; HIDDEN];
-                for (d, &x) in row.iter_mut().zip(r) {
-                    *d = q(x, ACT_SCALE);
-                }
-                Row(row)
-            })
-            .collect();
-        PhaseNet {
-            rows,
-            bias: self.bias.map(|x| q(x, ACT_SCALE)),
-            out: self.out.map(|x| q(x, OUT_SCALE)),
-            out_bias: (self.out_bias as f64 * (ACT_SCALE as f64 * OUT_SCALE as f64)).round() as i32,
-        }
-    }
 }
 
 /// Shift from 1/(ACT_SCALE·OUT_SCALE) discs to 1/SCALE discs.
 const OUT_SHIFT: u32 = (ACT_SCALE * OUT_SCALE / SCALE).trailing_zeros();
 
-impl PhaseNet {
+impl<const H: usize> Net<H> {
+    /// A net of zeros (its correction is 0).
+    pub fn zero() -> Net<H> {
+        Net {
+            rows: vec![Row([0; H]); LAYOUT.compact_len],
+            bias: [0; H],
+            out: [0; H],
+            out_bias: 0,
+        }
+    }
+
     /// The correction in 1/[`SCALE`] discs for the raw pattern indices `raw` (as
     /// [`crate::pattern::raw_indices`] writes them).
     #[inline]
     pub fn correction(&self, raw: &[u32; FEATURES_PER_POSITION]) -> i32 {
         let map = &LAYOUT.raw_to_compact;
-        let mut h = [0i32; HIDDEN];
+        let mut h = [0i32; H];
         for (a, &b) in h.iter_mut().zip(&self.bias) {
             *a = b as i32;
         }
@@ -125,123 +115,259 @@ impl PhaseNet {
     }
 }
 
-/// The nets of all phases (`None` where a phase has none).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Nets {
-    /// Indexed by phase; length [`NUM_PHASES`] (or empty: no nets).
-    pub phases: Vec<Option<PhaseNet>>,
+/// The quantised net of one slot, in one of the [`WIDTHS`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PhaseNet {
+    /// 32 hidden units.
+    W32(Net<32>),
+    /// 64 hidden units.
+    W64(Net<64>),
 }
 
-impl Nets {
-    /// No nets: the evaluation is the linear pattern sum.
-    pub fn none() -> Nets {
-        Nets { phases: Vec::new() }
-    }
-
-    /// The net of phase `ph`, if any.
-    #[inline]
-    pub fn get(&self, ph: usize) -> Option<&PhaseNet> {
-        self.phases.get(ph).and_then(|n| n.as_ref())
-    }
-
-    /// Puts `net` in phase `ph` (< [`NUM_PHASES`]), replacing any net there.
-    pub fn set(&mut self, ph: usize, net: PhaseNet) {
-        if self.phases.is_empty() {
-            self.phases = vec![None; NUM_PHASES];
+impl PhaseNet {
+    /// Its hidden units.
+    pub fn hidden(&self) -> usize {
+        match self {
+            PhaseNet::W32(_) => 32,
+            PhaseNet::W64(_) => 64,
         }
-        self.phases[ph] = Some(net);
     }
 
-    /// Bytes of one serialised net in [`Nets::to_bytes`] (phase, output bias, hidden bias,
-    /// output weights, rows).
-    pub fn net_bytes() -> usize {
-        8 + 4 * HIDDEN + 2 * HIDDEN * LAYOUT.compact_len
+    /// The correction in 1/[`SCALE`] discs for the raw pattern indices `raw` (as
+    /// [`crate::pattern::raw_indices`] writes them).
+    #[inline]
+    pub fn correction(&self, raw: &[u32; FEATURES_PER_POSITION]) -> i32 {
+        match self {
+            PhaseNet::W32(n) => n.correction(raw),
+            PhaseNet::W64(n) => n.correction(raw),
+        }
     }
 
-    /// The phases that have a net.
-    pub fn phase_list(&self) -> Vec<usize> {
-        (0..self.phases.len())
-            .filter(|&p| self.get(p).is_some())
-            .collect()
-    }
-
-    /// Serialises the nets (the net section of a weights file, see [`crate::weights`]):
-    /// `u32` hidden units, `u32` count, then per net `u32` phase, `i32` output bias, hidden
-    /// bias and output weights (`i16` each), and the rows as `i16`, unit-major (all features'
-    /// values for unit 0, then unit 1, …: mostly zeros, which compress well).
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let list = self.phase_list();
-        let mut b = Vec::new();
-        b.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
-        b.extend_from_slice(&(list.len() as u32).to_le_bytes());
-        for ph in list {
-            let Some(n) = self.get(ph) else { continue };
-            b.extend_from_slice(&(ph as u32).to_le_bytes());
+    /// Appends the net's values in file order: `i32` output bias, hidden bias and output
+    /// weights (`i16` each), then the rows as `i16`, unit-major (all features' values for
+    /// unit 0, then unit 1, …: mostly zeros, which compress well).
+    fn write(&self, b: &mut Vec<u8>) {
+        fn go<const H: usize>(n: &Net<H>, b: &mut Vec<u8>) {
             b.extend_from_slice(&n.out_bias.to_le_bytes());
             for v in n.bias.iter().chain(&n.out) {
                 b.extend_from_slice(&v.to_le_bytes());
             }
-            for k in 0..HIDDEN {
+            for k in 0..H {
                 for r in &n.rows {
                     b.extend_from_slice(&r.0[k].to_le_bytes());
                 }
             }
         }
+        match self {
+            PhaseNet::W32(n) => go(n, b),
+            PhaseNet::W64(n) => go(n, b),
+        }
+    }
+
+    /// Reads what [`PhaseNet::write`] wrote for `hidden` units from `chunk` (exactly
+    /// [`Nets::net_bytes`]`(hidden)` bytes).
+    fn read(chunk: &[u8], hidden: usize) -> Option<PhaseNet> {
+        fn go<const H: usize>(chunk: &[u8]) -> Net<H> {
+            let i16_at = |k: usize| i16::from_le_bytes([chunk[k], chunk[k + 1]]);
+            let n = LAYOUT.compact_len;
+            let mut net = Net::<H>::zero();
+            net.out_bias = i32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            for k in 0..H {
+                net.bias[k] = i16_at(4 + 2 * k);
+                net.out[k] = i16_at(4 + 2 * H + 2 * k);
+            }
+            let base = 4 + 4 * H;
+            for k in 0..H {
+                for (f, r) in net.rows.iter_mut().enumerate() {
+                    r.0[k] = i16_at(base + 2 * (k * n + f));
+                }
+            }
+            net
+        }
+        match hidden {
+            32 => Some(PhaseNet::W32(go::<32>(chunk))),
+            64 => Some(PhaseNet::W64(go::<64>(chunk))),
+            _ => None,
+        }
+    }
+}
+
+/// A float net as training produces it (the same shape as [`PhaseNet`], unscaled, any of
+/// the [`WIDTHS`]).
+#[derive(Clone, Debug)]
+pub struct FloatNet {
+    /// Hidden units.
+    pub hidden: usize,
+    /// `compact_len × hidden` row values, feature-major.
+    pub rows: Vec<f32>,
+    /// Hidden bias (`hidden` values).
+    pub bias: Vec<f32>,
+    /// Output weights (`hidden` values).
+    pub out: Vec<f32>,
+    /// Output bias, discs.
+    pub out_bias: f32,
+}
+
+impl FloatNet {
+    /// The correction in discs for the compact feature ids `ids` (the training forward pass),
+    /// and the hidden pre-activations written to `h` (`hidden` values).
+    pub fn forward(&self, ids: &[u32; FEATURES_PER_POSITION], h: &mut [f32]) -> f32 {
+        let w = self.hidden;
+        h.copy_from_slice(&self.bias);
+        for &id in ids {
+            let r = &self.rows[id as usize * w..id as usize * w + w];
+            for (a, b) in h.iter_mut().zip(r) {
+                *a += b;
+            }
+        }
+        let mut y = self.out_bias;
+        for (w, a) in self.out.iter().zip(h.iter()) {
+            y += w * a.max(0.0);
+        }
+        y
+    }
+
+    /// Rounds to fixed point (values beyond the `i16` range are clamped); `None` if its width
+    /// is not one of the [`WIDTHS`].
+    pub fn quantise(&self) -> Option<PhaseNet> {
+        fn go<const H: usize>(f: &FloatNet) -> Net<H> {
+            let q = |x: f32, s: i32| (x * s as f32).round().clamp(-32767.0, 32767.0) as i16;
+            Net {
+                rows: f
+                    .rows
+                    .chunks_exact(H)
+                    .map(|r| Row(std::array::from_fn(|k| q(r[k], ACT_SCALE))))
+                    .collect(),
+                bias: std::array::from_fn(|k| q(f.bias[k], ACT_SCALE)),
+                out: std::array::from_fn(|k| q(f.out[k], OUT_SCALE)),
+                out_bias: (f.out_bias as f64 * (ACT_SCALE as f64 * OUT_SCALE as f64)).round()
+                    as i32,
+            }
+        }
+        match self.hidden {
+            32 => Some(PhaseNet::W32(go::<32>(self))),
+            64 => Some(PhaseNet::W64(go::<64>(self))),
+            _ => None,
+        }
+    }
+}
+
+/// The nets of all slots (`None` where a slot has none; see [`NUM_SLOTS`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Nets {
+    /// Indexed by slot; length [`NUM_SLOTS`] (or empty: no nets).
+    pub slots: Vec<Option<PhaseNet>>,
+}
+
+impl Nets {
+    /// No nets: the evaluation is the linear pattern sum.
+    pub fn none() -> Nets {
+        Nets { slots: Vec::new() }
+    }
+
+    /// The net in `slot` (a phase below [`NUM_PHASES`], see [`NUM_SLOTS`]), if any.
+    #[inline]
+    pub fn get(&self, slot: usize) -> Option<&PhaseNet> {
+        self.slots.get(slot).and_then(|n| n.as_ref())
+    }
+
+    /// The net that corrects positions with `empties` empties: the net of exactly that
+    /// many empties if there is one, else the net of its phase, if any.
+    #[inline]
+    pub fn for_empties(&self, empties: u32) -> Option<&PhaseNet> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        self.get(empties_slot(empties))
+            .or_else(|| self.get(phase(empties)))
+    }
+
+    /// Puts `net` in `slot` (< [`NUM_SLOTS`]), replacing any net there.
+    pub fn set(&mut self, slot: usize, net: PhaseNet) {
+        if self.slots.is_empty() {
+            self.slots = vec![None; NUM_SLOTS];
+        }
+        self.slots[slot] = Some(net);
+    }
+
+    /// Bytes of one serialised net of `hidden` units after its slot and width words (output
+    /// bias, hidden bias, output weights, rows).
+    pub fn net_bytes(hidden: usize) -> usize {
+        4 + 4 * hidden + 2 * hidden * LAYOUT.compact_len
+    }
+
+    /// The slots that have a net, in increasing order.
+    pub fn slot_list(&self) -> Vec<usize> {
+        (0..self.slots.len())
+            .filter(|&p| self.get(p).is_some())
+            .collect()
+    }
+
+    /// Serialises the nets (the net section of a weights file, see [`crate::weights`]):
+    /// `u32` 0 (nets of several widths follow), `u32` count, then per net `u32` slot, `u32`
+    /// hidden units and its values ([`PhaseNet`]'s file order: `i32` output bias, hidden bias
+    /// and output weights as `i16`, rows as `i16` unit-major). Version-2 files instead start
+    /// with `u32` 32 (every net has 32 units) and have no width word per net.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let list = self.slot_list();
+        let mut b = Vec::new();
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&(list.len() as u32).to_le_bytes());
+        for slot in list {
+            let Some(n) = self.get(slot) else { continue };
+            b.extend_from_slice(&(slot as u32).to_le_bytes());
+            b.extend_from_slice(&(n.hidden() as u32).to_le_bytes());
+            n.write(&mut b);
+        }
         b
     }
 
-    /// Parses [`Nets::to_bytes`]; the error says what is wrong.
+    /// Parses [`Nets::to_bytes`] (or a version-2 net section); the error says what is wrong.
     pub fn from_bytes(b: &[u8]) -> Result<Nets, String> {
         let word = |k: usize| -> Result<u32, String> {
             b.get(k..k + 4)
                 .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
                 .ok_or_else(|| "net section is truncated".to_string())
         };
-        let hidden = word(0)?;
-        if hidden as usize != HIDDEN {
-            return Err(format!(
-                "net has {hidden} hidden units, this flank reads {HIDDEN}"
-            ));
-        }
+        // 0: each net states its width; 32: every net has 32 units (version 2).
+        let common = match word(0)? {
+            0 => None,
+            32 => Some(32usize),
+            h => {
+                return Err(format!(
+                    "net has {h} hidden units, this flank reads {WIDTHS:?}"
+                ));
+            }
+        };
         let count = word(4)? as usize;
-        if count > NUM_PHASES {
+        if count > NUM_SLOTS {
             return Err(format!("net section lists {count} nets"));
         }
-        let n = LAYOUT.compact_len;
-        let per_net = Nets::net_bytes();
         let mut nets = Nets::none();
         let mut at = 8usize;
         for _ in 0..count {
-            let chunk = b.get(at..at + per_net).ok_or("net section is truncated")?;
-            let i16_at = |k: usize| i16::from_le_bytes([chunk[k], chunk[k + 1]]);
-            let ph = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]) as usize;
-            if ph >= NUM_PHASES || nets.get(ph).is_some() {
-                return Err(format!("net section has a bad or repeated phase {ph}"));
+            let slot = word(at)? as usize;
+            at += 4;
+            if slot >= NUM_SLOTS || nets.get(slot).is_some() {
+                return Err(format!("net section has a bad or repeated slot {slot}"));
             }
-            let out_bias = i32::from_le_bytes([chunk[4], chunk[5], chunk[6], chunk[7]]);
-            let mut bias = [0i16; HIDDEN];
-            let mut out = [0i16; HIDDEN];
-            for k in 0..HIDDEN {
-                bias[k] = i16_at(8 + 2 * k);
-                out[k] = i16_at(8 + 2 * HIDDEN + 2 * k);
-            }
-            let base = 8 + 4 * HIDDEN;
-            let mut rows = vec![Row([0; HIDDEN]); n];
-            for k in 0..HIDDEN {
-                for (f, r) in rows.iter_mut().enumerate() {
-                    r.0[k] = i16_at(base + 2 * (k * n + f));
+            let hidden = match common {
+                Some(h) => h,
+                None => {
+                    at += 4;
+                    word(at - 4)? as usize
                 }
+            };
+            if !WIDTHS.contains(&hidden) {
+                return Err(format!(
+                    "net has {hidden} hidden units, this flank reads {WIDTHS:?}"
+                ));
             }
-            nets.set(
-                ph,
-                PhaseNet {
-                    rows,
-                    bias,
-                    out,
-                    out_bias,
-                },
-            );
-            at += per_net;
+            let len = Nets::net_bytes(hidden);
+            let chunk = b.get(at..at + len).ok_or("net section is truncated")?;
+            let net = PhaseNet::read(chunk, hidden).ok_or("net has an unknown width")?;
+            nets.set(slot, net);
+            at += len;
         }
         if at != b.len() {
             return Err(format!(
@@ -259,7 +385,7 @@ mod tests {
     use crate::board::Board;
     use crate::pattern::{compact_features, raw_indices};
 
-    fn float_net(seed: u32) -> FloatNet {
+    fn float_net(seed: u32, hidden: usize) -> FloatNet {
         let n = LAYOUT.compact_len;
         let mut x = seed.wrapping_mul(2_654_435_761).max(1);
         let mut next = move || {
@@ -268,14 +394,15 @@ mod tests {
             x ^= x << 5;
             (x % 2001) as f32 / 1000.0 - 1.0
         };
-        let rows = (0..n * HIDDEN).map(|_| next() * 0.2).collect();
-        let mut bias = [0.0; HIDDEN];
-        let mut out = [0.0; HIDDEN];
-        for k in 0..HIDDEN {
+        let rows = (0..n * hidden).map(|_| next() * 0.2).collect();
+        let mut bias = vec![0.0; hidden];
+        let mut out = vec![0.0; hidden];
+        for k in 0..hidden {
             bias[k] = next() * 0.5;
             out[k] = next();
         }
         FloatNet {
+            hidden,
             rows,
             bias,
             out,
@@ -283,35 +410,41 @@ mod tests {
         }
     }
 
-    /// The fixed-point correction follows the float forward pass within rounding.
+    /// The fixed-point correction follows the float forward pass within rounding, at every
+    /// width.
     #[test]
     fn quantised_net_matches_float() {
-        let f = float_net(7);
-        let q = f.quantise();
-        let mut b = Board::start();
-        for step in 0..40 {
-            let mv = b
-                .legal_moves()
-                .nth(step % 3)
-                .or_else(|| b.legal_moves().next());
-            b = match mv {
-                Some(m) => b.make_move(m),
-                None => Board::start(),
-            };
-            let (mut raw, mut ids) = ([0; FEATURES_PER_POSITION], [0; FEATURES_PER_POSITION]);
-            raw_indices(&b, &mut raw);
-            compact_features(&b, &mut ids);
-            let mut h = [0.0; HIDDEN];
-            let want = f.forward(&ids, &mut h) * SCALE as f32;
-            let got = q.correction(&raw) as f32;
-            assert!((want - got).abs() <= 1.5, "{want} vs {got} at {b:?}");
+        for hidden in WIDTHS {
+            let f = float_net(7, hidden);
+            let q = f.quantise().expect("a known width");
+            assert_eq!(q.hidden(), hidden);
+            let mut b = Board::start();
+            for step in 0..40 {
+                let mv = b
+                    .legal_moves()
+                    .nth(step % 3)
+                    .or_else(|| b.legal_moves().next());
+                b = match mv {
+                    Some(m) => b.make_move(m),
+                    None => Board::start(),
+                };
+                let (mut raw, mut ids) = ([0; FEATURES_PER_POSITION], [0; FEATURES_PER_POSITION]);
+                raw_indices(&b, &mut raw);
+                compact_features(&b, &mut ids);
+                let mut h = vec![0.0; hidden];
+                let want = f.forward(&ids, &mut h) * SCALE as f32;
+                let got = q.correction(&raw) as f32;
+                assert!((want - got).abs() <= 1.5, "{want} vs {got} at {b:?}");
+            }
         }
+        assert!(float_net(1, 48).quantise().is_none());
     }
 
     #[test]
     fn bytes_round_trip_and_reject_damage() {
         let mut nets = Nets::none();
-        nets.set(2, float_net(3).quantise());
+        nets.set(2, float_net(3, 32).quantise().unwrap());
+        nets.set(empties_slot(5), float_net(4, 64).quantise().unwrap());
         let bytes = nets.to_bytes();
         assert_eq!(Nets::from_bytes(&bytes), Ok(nets.clone()));
         assert!(Nets::from_bytes(&bytes[..bytes.len() - 1]).is_err());
@@ -321,6 +454,23 @@ mod tests {
         let mut bad = bytes.clone();
         bad[0] = 16;
         assert!(Nets::from_bytes(&bad).is_err());
+        let mut width = bytes.clone();
+        width[12] = 48; // the first net's width word
+        assert!(Nets::from_bytes(&width).is_err());
         assert_eq!(Nets::from_bytes(&Nets::none().to_bytes()), Ok(Nets::none()));
+    }
+
+    /// A version-2 net section (one width, 32, for all; no width word per net) still reads.
+    #[test]
+    fn version_2_net_sections_read() {
+        let net = float_net(5, 32).quantise().unwrap();
+        let mut b = Vec::new();
+        b.extend_from_slice(&32u32.to_le_bytes());
+        b.extend_from_slice(&1u32.to_le_bytes());
+        b.extend_from_slice(&3u32.to_le_bytes());
+        net.write(&mut b);
+        let mut want = Nets::none();
+        want.set(3, net);
+        assert_eq!(Nets::from_bytes(&b), Ok(want));
     }
 }

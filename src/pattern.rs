@@ -503,14 +503,15 @@ impl PatternEval {
     }
 
     /// The evaluation of `b` for the side to move in 1/[`SCALE`] discs (not clamped): the
-    /// linear pattern sum plus the phase's residual net correction, if it has a net.
+    /// linear pattern sum plus the residual net correction of its empties, if there is a net
+    /// ([`Nets::for_empties`]).
     #[inline]
     pub fn evaluate_fine(&self, b: &Board) -> i32 {
         let mut idx = [0u32; FEATURES_PER_POSITION];
         raw_indices(b, &mut idx);
-        let ph = phase(b.empties());
-        let linear = self.linear_at(ph, &idx);
-        match self.nets.get(ph) {
+        let e = b.empties();
+        let linear = self.linear_at(phase(e), &idx);
+        match self.nets.for_empties(e) {
             Some(net) => linear + net.correction(&idx),
             None => linear,
         }

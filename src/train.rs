@@ -17,7 +17,7 @@
 //!    moves. At [`TrainOptions::solve_empties`] and below every position is solved exactly
 //!    by flank's solver (its label is its exact score); earlier positions get the exact score
 //!    of the first solved position (as WTHOR's theoretical score).
-//! 3. **Search leaves** ([`leaf_samples`]): positions with 3-8 empties reached by random and
+//! 3. **Search leaves** ([`leaf_samples`]): positions with 2-9 empties reached by random and
 //!    greedy walks from the training positions, solved exactly: the kind of position a
 //!    depth-limited search evaluates at its leaves.
 //! 4. **Fit** ([`fit`]): per phase, regularised least squares on the compact features of
@@ -27,14 +27,18 @@
 //!    sample chunks, summed in a fixed order, so the result does not depend on the thread
 //!    count. 8-fold symmetry augmentation is implicit: the features of a position and of its
 //!    7 symmetric images are the same multiset. A held-out validation split (by game) is
-//!    evaluated per phase with the quantised weights exactly as the search sees them.
-//! 5. **Residual nets** ([`train_nets`]): for the phases in [`TrainOptions::net_phases`]
-//!    (2-9 empties by default, where exact labels are plentiful and a depth-limited search
-//!    puts its leaves near the end of the game), a small network ([`crate::net`]) on the same
-//!    features is fitted by SGD to what the linear fit leaves (`label − linear evaluation`);
-//!    it captures interactions between patterns that a sum of weights cannot (held-out error
-//!    at 4-5 empties 4.75 -> 3.73 discs). `--base FILE` skips the linear fit and trains only
-//!    the nets on top of FILE's linear weights.
+//!    evaluated per phase with the quantised weights exactly as the search sees them. Each
+//!    empties count contributes at most [`LINEAR_CAP`] training samples (evenly spaced), so
+//!    the many search leaves the nets need do not slow the linear fit or swell its memory.
+//! 5. **Residual nets** ([`train_nets`]): one per empties count in
+//!    [`TrainOptions::net_empties`] (2-9 by default, where exact labels are plentiful and a
+//!    depth-limited search puts its leaves near the end of the game; a net of its own per
+//!    count learns the parity of the empties), and one per phase in
+//!    [`TrainOptions::net_phases`] (none by default), a small network ([`crate::net`]) on
+//!    the same features is fitted by SGD to what the linear fit leaves (`label − linear
+//!    evaluation`); it captures interactions between patterns that a sum of weights cannot
+//!    (held-out error at 5 empties 5.02 -> 3.76 discs). `--base FILE` skips the linear fit
+//!    and trains only the nets on top of FILE's linear weights.
 //!
 //! Everything is deterministic from [`TrainOptions::seed`] and the binary: the search-leaf
 //! walks follow [`TrainOptions::leaf_eval`] (the built-in weights by default), and the exact
@@ -57,7 +61,7 @@ use crate::board::{Board, Score, Symmetry};
 use crate::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use crate::eval::{Evaluator, classic};
 use crate::format::{Position, parse_problem_line, parse_transcript};
-use crate::net::{FloatNet, HIDDEN, Nets, PhaseNet};
+use crate::net::{FloatNet, HIDDEN, Nets, PhaseNet, empties_slot, slot_empties};
 use crate::pattern::{
     FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, PatternEval, SCALE, compact_features,
     phase,
@@ -112,8 +116,17 @@ pub struct TrainOptions {
     /// Take the linear pattern weights from this weights file instead of fitting them (only
     /// the residual nets are trained).
     pub base: Option<PathBuf>,
-    /// Phases that get a residual net ([`crate::net`]) on top of the linear fit; empty: none.
+    /// Phases that get a residual net ([`crate::net`]) on top of the linear fit, for all
+    /// their empties; empty: none.
     pub net_phases: Vec<usize>,
+    /// Empties counts (0-60) that get a residual net of their own, which takes precedence
+    /// over a phase net at that count ([`crate::net::Nets::for_empties`]); empty: none.
+    pub net_empties: Vec<u32>,
+    /// Hidden units of the nets this run trains (one of [`crate::net::WIDTHS`]).
+    pub net_hidden: usize,
+    /// Extra search-leaf walks ([`leaf_samples`]) ending at the [`TrainOptions::net_empties`]
+    /// counts, for the nets only (the linear fit never sees them; not cached); 0 = none.
+    pub net_leaf_samples: usize,
     /// SGD epochs per net.
     pub net_epochs: usize,
     /// SGD learning rate at the start (decays linearly to a tenth).
@@ -134,14 +147,17 @@ impl TrainOptions {
             solve_empties: 16,
             wthor_solve_empties: 14,
             deviation_plies: 0,
-            leaf_samples: 6_000_000,
+            leaf_samples: 48_000_000,
             leaf_eval: "trained".into(),
             iterations: 60,
             lambda: 20.0,
             samples_cache: None,
             validation_percent: 5,
             base: None,
-            net_phases: vec![1, 2, 3, 4],
+            net_phases: Vec::new(),
+            net_empties: (2..=9).collect(),
+            net_hidden: HIDDEN,
+            net_leaf_samples: 0,
             net_epochs: 12,
             net_rate: 0.001,
         }
@@ -480,7 +496,13 @@ fn label_wthor_game(
 }
 
 /// Empties of the search-leaf samples (inclusive range).
-pub const LEAF_EMPTIES: (u32, u32) = (3, 8);
+pub const LEAF_EMPTIES: (u32, u32) = (2, 9);
+
+/// Training samples per empties count the linear fit uses at most (evenly spaced over the
+/// samples of that count): the search leaves (6 M per count at 2-9 empties by default) are
+/// for the nets; the linear fit gained nothing from more than about 1 M per count (session 4:
+/// 1.5 M and 5.9 M leaves at 3-8 empties fitted equally well).
+pub const LINEAR_CAP: usize = 1_250_000;
 
 /// Empties of the positions the search-leaf walks start from (inclusive range).
 pub const LEAF_ROOT_EMPTIES: (u32, u32) = (9, 22);
@@ -505,6 +527,28 @@ pub const LEAF_ROOT_EMPTIES: (u32, u32) = (9, 22);
 /// search visits: on hard-20 at depth 15, walks greedy by the trained evaluation gave 73.2 %
 /// best moves, walks greedy by the classic one 71.4 % (against 70.7 % without leaf samples).
 pub fn leaf_samples(samples: &[Sample], opts: &TrainOptions, policy: &Evaluator) -> Vec<Sample> {
+    let targets: Vec<u32> = (LEAF_EMPTIES.0..=LEAF_EMPTIES.1).collect();
+    leaf_walks(
+        samples,
+        opts,
+        policy,
+        opts.leaf_samples,
+        &targets,
+        0x1EAF_5A3B_7E11_D00D,
+    )
+}
+
+/// `count` search-leaf walks as in [`leaf_samples`], each to a target drawn uniformly from
+/// `targets`, with their own random streams named by `stream` (another stream gives other
+/// walks from the same seed).
+pub fn leaf_walks(
+    samples: &[Sample],
+    opts: &TrainOptions,
+    policy: &Evaluator,
+    count: usize,
+    targets: &[u32],
+    stream: u64,
+) -> Vec<Sample> {
     let roots: Vec<&Sample> = samples
         .iter()
         .filter(|s| {
@@ -512,25 +556,24 @@ pub fn leaf_samples(samples: &[Sample], opts: &TrainOptions, policy: &Evaluator)
             (LEAF_ROOT_EMPTIES.0..=LEAF_ROOT_EMPTIES.1).contains(&e) && s.board.has_moves()
         })
         .collect();
-    if roots.is_empty() || opts.leaf_samples == 0 {
+    if roots.is_empty() || count == 0 || targets.is_empty() {
         return Vec::new();
     }
     let exact = SearchLimits {
         mode: SolveMode::Exact,
         ..SearchLimits::default()
     };
-    let pb = bar(opts.leaf_samples as u64, "leaves");
-    let out: Vec<Option<Sample>> = (0..opts.leaf_samples)
+    let pb = bar(count as u64, "leaves");
+    let out: Vec<Option<Sample>> = (0..count)
         .into_par_iter()
         .map_init(worker_engine, |engine, i| {
             if i % 4096 == 0 {
-                pb.inc(4096.min((opts.leaf_samples - i) as u64));
+                pb.inc(4096.min((count - i) as u64));
             }
-            let mut rng = splitmix(splitmix(opts.seed ^ 0x1EAF_5A3B_7E11_D00D) ^ i as u64);
+            let mut rng = splitmix(splitmix(opts.seed ^ stream) ^ i as u64);
             let root = roots[(rng % roots.len() as u64) as usize];
             rng = splitmix(rng);
-            let span = (LEAF_EMPTIES.1 - LEAF_EMPTIES.0 + 1) as u64;
-            let target = LEAF_EMPTIES.0 + (rng % span) as u32;
+            let target = targets[(rng % targets.len() as u64) as usize];
             let uniform = (rng >> 32) & 1 == 0;
             let mut b = root.board;
             while b.empties() > target && !b.is_game_over() {
@@ -860,6 +903,7 @@ pub fn fit(samples: &[Sample], opts: &TrainOptions) -> (Vec<i16>, Vec<PhaseRepor
                 e >= lo && (e <= hi || (ph == NUM_PHASES - 1)) && !is_validation(opts, s.game)
             })
             .collect();
+        let train = cap_per_empties(train, LINEAR_CAP);
         let feats: Vec<Feats> = train
             .par_iter()
             .map(|s| {
@@ -931,14 +975,39 @@ pub fn fit(samples: &[Sample], opts: &TrainOptions) -> (Vec<i16>, Vec<PhaseRepor
     (weights, reports)
 }
 
-/// Quality of one phase's residual net on its held-out samples.
+/// At most `cap` of `samples` per empties count, evenly spaced among those of that count
+/// (in their order), the order otherwise kept.
+fn cap_per_empties(samples: Vec<&Sample>, cap: usize) -> Vec<&Sample> {
+    let mut count = [0usize; 61];
+    for s in &samples {
+        count[s.board.empties() as usize] += 1;
+    }
+    if count.iter().all(|&c| c <= cap) {
+        return samples;
+    }
+    let mut seen = [0usize; 61];
+    samples
+        .into_iter()
+        .filter(|s| {
+            let e = s.board.empties() as usize;
+            let (i, n) = (seen[e], count[e]);
+            seen[e] += 1;
+            // Keep sample i of n when it starts a new one of `cap` equal strides.
+            n <= cap || (i * cap) / n != ((i + 1) * cap) / n
+        })
+        .collect()
+}
+
+/// Quality of one residual net on its held-out samples.
 #[derive(Clone, Debug)]
 pub struct NetReport {
-    /// Phase number.
-    pub phase: usize,
-    /// Training samples (the phase's empties, training games).
+    /// The net's slot ([`crate::net::NUM_SLOTS`]: a phase, or `NUM_PHASES + empties`).
+    pub slot: usize,
+    /// The empties it applies to (inclusive range).
+    pub empties: (u32, u32),
+    /// Training samples (the slot's empties, training games).
     pub train: usize,
-    /// Validation samples (the phase's empties, held-out games).
+    /// Validation samples (the slot's empties, held-out games).
     pub valid: usize,
     /// Mean absolute error (discs) of the linear pattern evaluation alone, rounded and clamped
     /// as the search sees it.
@@ -947,20 +1016,22 @@ pub struct NetReport {
     pub net_mae: f64,
 }
 
-/// Trains one residual net ([`crate::net`]) for phase `ph` by plain SGD on the residual
+/// Trains one residual net ([`crate::net`]) for `slot` by plain SGD on the residual
 /// `label − linear evaluation` (absolute-error-like loss: the gradient is the error clipped
 /// to ±[`NET_CLIP`] discs). Single-threaded and seeded, so deterministic.
 fn train_net(
     samples: &[Sample],
     opts: &TrainOptions,
     linear: &PatternEval,
-    ph: usize,
+    slot: usize,
     pb: &ProgressBar,
 ) -> (PhaseNet, NetReport) {
     let n = LAYOUT.compact_len;
+    let (lo, hi) = slot_empties(slot);
+    let in_slot = |s: &Sample| (lo..=hi).contains(&s.board.empties());
     let mut train: Vec<(Feats, f32)> = samples
         .iter()
-        .filter(|s| phase(s.board.empties()) == ph && !is_validation(opts, s.game))
+        .filter(|s| in_slot(s) && !is_validation(opts, s.game))
         .map(|s| {
             let mut f = [0u32; FEATURES_PER_POSITION];
             compact_features(&s.board, &mut f);
@@ -968,13 +1039,17 @@ fn train_net(
             (f, s.label as f32 - base)
         })
         .collect();
-    let mut rng = StdRng::seed_from_u64(splitmix(opts.seed ^ (0x4E45_5400 + ph as u64)));
+    let mut rng = StdRng::seed_from_u64(splitmix(opts.seed ^ (0x4E45_5400 + slot as u64)));
+    let hidden = opts.net_hidden;
     let mut net = FloatNet {
-        rows: (0..n * HIDDEN)
+        hidden,
+        rows: (0..n * hidden)
             .map(|_| (rng.r#gen::<f32>() - 0.5) * 0.02)
             .collect(),
-        bias: [0.0; HIDDEN],
-        out: std::array::from_fn(|_| (rng.r#gen::<f32>() - 0.5) * 0.2),
+        bias: vec![0.0; hidden],
+        out: (0..hidden)
+            .map(|_| (rng.r#gen::<f32>() - 0.5) * 0.2)
+            .collect(),
         out_bias: 0.0,
     };
     let mut touched = vec![false; n];
@@ -982,28 +1057,9 @@ fn train_net(
     for ep in 0..epochs {
         let lr = opts.net_rate * (1.0 - ep as f32 / epochs as f32).max(0.1);
         train.shuffle(&mut rng);
-        let mut h = [0f32; HIDDEN];
-        for (f, r) in &train {
-            let y = net.forward(f, &mut h);
-            let g = (y - r).clamp(-NET_CLIP, NET_CLIP);
-            net.out_bias -= lr * g;
-            let mut gh = [0f32; HIDDEN];
-            for k in 0..HIDDEN {
-                if h[k] > 0.0 {
-                    gh[k] = g * net.out[k];
-                    net.out[k] -= lr * g * h[k];
-                }
-            }
-            for (b, d) in net.bias.iter_mut().zip(&gh) {
-                *b -= lr * d;
-            }
-            for &id in f {
-                touched[id as usize] = true;
-                let row = &mut net.rows[id as usize * HIDDEN..id as usize * HIDDEN + HIDDEN];
-                for (w, d) in row.iter_mut().zip(&gh) {
-                    *w -= lr * d;
-                }
-            }
+        match hidden {
+            64 => sgd_epoch::<64>(&mut net, &train, lr, &mut touched),
+            _ => sgd_epoch::<32>(&mut net, &train, lr, &mut touched),
         }
         pb.inc(1);
     }
@@ -1011,17 +1067,19 @@ fn train_net(
     // the file compresses).
     for (id, t) in touched.iter().enumerate() {
         if !t {
-            net.rows[id * HIDDEN..id * HIDDEN + HIDDEN].fill(0.0);
+            net.rows[id * hidden..id * hidden + hidden].fill(0.0);
         }
     }
-    let q = net.quantise();
+    let q = net
+        .quantise()
+        .expect("--net-hidden is one of the widths a net may have");
     let mut nets = Nets::none();
-    nets.set(ph, q.clone());
+    nets.set(slot, q.clone());
     let with = linear.clone().with_nets(nets);
     let (mut la, mut na, mut count) = (0.0, 0.0, 0usize);
     for s in samples
         .iter()
-        .filter(|s| phase(s.board.empties()) == ph && is_validation(opts, s.game))
+        .filter(|s| in_slot(s) && is_validation(opts, s.game))
     {
         la += (s.label as i32 - linear.evaluate(&s.board)).abs() as f64;
         na += (s.label as i32 - with.evaluate(&s.board)).abs() as f64;
@@ -1029,7 +1087,8 @@ fn train_net(
     }
     let m = count.max(1) as f64;
     let report = NetReport {
-        phase: ph,
+        slot,
+        empties: (lo, hi),
         train: train.len(),
         valid: count,
         linear_mae: la / m,
@@ -1038,25 +1097,70 @@ fn train_net(
     (q, report)
 }
 
+/// One SGD epoch over `train` (features and residual target) for a net of `H` hidden units
+/// (`net.hidden` must be `H`; the width is a constant so the inner loops unroll), marking
+/// the feature rows it touches.
+fn sgd_epoch<const H: usize>(
+    net: &mut FloatNet,
+    train: &[(Feats, f32)],
+    lr: f32,
+    touched: &mut [bool],
+) {
+    debug_assert_eq!(net.hidden, H);
+    let mut h = [0f32; H];
+    for (f, r) in train {
+        h.copy_from_slice(&net.bias);
+        for &id in f {
+            let row = &net.rows[id as usize * H..id as usize * H + H];
+            for (a, b) in h.iter_mut().zip(row) {
+                *a += b;
+            }
+        }
+        let mut y = net.out_bias;
+        for (w, a) in net.out.iter().zip(&h) {
+            y += w * a.max(0.0);
+        }
+        let g = (y - r).clamp(-NET_CLIP, NET_CLIP);
+        net.out_bias -= lr * g;
+        let mut gh = [0f32; H];
+        for k in 0..H {
+            if h[k] > 0.0 {
+                gh[k] = g * net.out[k];
+                net.out[k] -= lr * g * h[k];
+            }
+        }
+        for (b, d) in net.bias.iter_mut().zip(&gh) {
+            *b -= lr * d;
+        }
+        for &id in f {
+            touched[id as usize] = true;
+            let row = &mut net.rows[id as usize * H..id as usize * H + H];
+            for (w, d) in row.iter_mut().zip(&gh) {
+                *w -= lr * d;
+            }
+        }
+    }
+}
+
 /// Gradient clip of the nets' SGD, in discs.
 const NET_CLIP: f32 = 8.0;
 
-/// Trains the residual nets of [`TrainOptions::net_phases`] on top of the linear evaluation
-/// `linear` (one net per phase, the phases in parallel, each deterministic). A net whose
-/// held-out error is not below the linear evaluation's is dropped (its report stays, sorted
-/// by phase).
+/// Trains the residual nets of [`TrainOptions::net_phases`] and
+/// [`TrainOptions::net_empties`] on top of the linear evaluation `linear` (one net per slot,
+/// the slots in parallel, each deterministic). A net whose held-out error is not below the
+/// linear evaluation's is dropped (its report stays, sorted by slot).
 pub fn train_nets(
     samples: &[Sample],
     opts: &TrainOptions,
     linear: &PatternEval,
 ) -> (Nets, Vec<NetReport>) {
-    let pb = bar((opts.net_phases.len() * opts.net_epochs) as u64, "nets");
-    let trained: Vec<(usize, PhaseNet, NetReport)> = opts
-        .net_phases
+    let slots = net_slots(opts);
+    let pb = bar((slots.len() * opts.net_epochs) as u64, "nets");
+    let trained: Vec<(usize, PhaseNet, NetReport)> = slots
         .par_iter()
-        .map(|&ph| {
-            let (net, rep) = train_net(samples, opts, linear, ph, &pb);
-            (ph, net, rep)
+        .map(|&slot| {
+            let (net, rep) = train_net(samples, opts, linear, slot, &pb);
+            (slot, net, rep)
         })
         .collect();
     pb.finish_and_clear();
@@ -1069,8 +1173,15 @@ pub fn train_nets(
         }
         reports.push(rep);
     }
-    reports.sort_by_key(|r| r.phase);
+    reports.sort_by_key(|r| r.slot);
     (nets, reports)
+}
+
+/// The net slots a run trains: its phases, then its empties counts.
+pub fn net_slots(opts: &TrainOptions) -> Vec<usize> {
+    let mut v: Vec<usize> = opts.net_phases.clone();
+    v.extend(opts.net_empties.iter().map(|&e| empties_slot(e)));
+    v
 }
 
 const SAMPLES_MAGIC: &[u8; 8] = b"FLANKSMP";
@@ -1310,15 +1421,45 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
             (w, Nets::none(), phases)
         }
     };
+    // Extra leaves at the nets' empties counts: for the nets only, after the linear fit.
+    let mut samples = samples;
+    if opts.net_leaf_samples > 0 && !opts.net_empties.is_empty() {
+        let policy = Evaluator::from_spec(&opts.leaf_eval)
+            .with_context(|| format!("--leaf-eval {}", opts.leaf_eval))?;
+        let extra = leaf_walks(
+            &samples,
+            opts,
+            &policy,
+            opts.net_leaf_samples,
+            &opts.net_empties,
+            0x4E45_5445_1EAF_0002,
+        );
+        writeln!(
+            out,
+            "extra search leaves for the nets: {} of {} walks kept, empties {:?}, greedy by the {} evaluation ({} s so far)",
+            extra.len(),
+            opts.net_leaf_samples,
+            opts.net_empties,
+            opts.leaf_eval,
+            start.elapsed().as_secs()
+        )?;
+        samples.extend(extra);
+    }
     let (mut nets, net_reports) = match PatternEval::from_compact(&w) {
-        Some(linear) if !opts.net_phases.is_empty() => train_nets(&samples, opts, &linear),
+        Some(linear) if !net_slots(opts).is_empty() => train_nets(&samples, opts, &linear),
         _ => (Nets::none(), Vec::new()),
     };
-    // The base's nets stay in the phases that were not retrained.
+    // The base's nets stay in the slots that were not retrained, except a phase net whose
+    // every empties count now has a net of its own (it would never be used).
+    let retrained = net_slots(opts);
+    let shadowed = |slot: usize| {
+        let (lo, hi) = slot_empties(slot);
+        slot < NUM_PHASES && (lo..=hi).all(|e| nets.get(empties_slot(e)).is_some())
+    };
     let kept_from_base: Vec<usize> = base_nets
-        .phase_list()
+        .slot_list()
         .into_iter()
-        .filter(|p| !opts.net_phases.contains(p))
+        .filter(|&p| !retrained.contains(&p) && !shadowed(p))
         .collect();
     for &p in &kept_from_base {
         if let Some(net) = base_nets.get(p) {
@@ -1355,24 +1496,24 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
         writeln!(
             out,
             "residual nets ({} hidden units, epochs: {}); a net that does not lower the held-out error is dropped:",
-            HIDDEN, opts.net_epochs
+            opts.net_hidden, opts.net_epochs
         )?;
         writeln!(
             out,
-            "phase  empties     train   valid  linear-MAE  net-MAE  kept"
+            " slot  empties     train   valid  linear-MAE  net-MAE  kept"
         )?;
         for r in &net_reports {
             writeln!(
                 out,
                 "{:>5}  {:>2}-{:<2}  {:>8}  {:>6}  {:>10.2}  {:>7.2}  {}",
-                r.phase,
-                r.phase as u32 * PHASE_WIDTH,
-                (r.phase as u32 * PHASE_WIDTH + PHASE_WIDTH - 1).min(60),
+                r.slot,
+                r.empties.0,
+                r.empties.1,
                 r.train,
                 r.valid,
                 r.linear_mae,
                 r.net_mae,
-                if nets.get(r.phase).is_some() {
+                if nets.get(r.slot).is_some() {
                     "yes"
                 } else {
                     "no"
@@ -1383,7 +1524,7 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
     if !kept_from_base.is_empty() {
         writeln!(
             out,
-            "residual nets kept from the base: phases {kept_from_base:?}"
+            "residual nets kept from the base: slots {kept_from_base:?}"
         )?;
     }
     let time_ms = start.elapsed().as_millis() as u64;

@@ -6,7 +6,7 @@
 //! | bytes | field |
 //! |---|---|
 //! | 0–7 | magic `FLANKEVL` |
-//! | 8–11 | format version (u32: 1, or 2 = [`VERSION`] with a net section) |
+//! | 8–11 | format version (u32: 1; 2 with a net section; 3 = [`VERSION`], nets per slot) |
 //! | 12–15 | phases (u32, must equal [`NUM_PHASES`]) |
 //! | 16–19 | compact features per phase (u32, must equal [`Layout::compact_len`]) |
 //! | 20–23 | scale: weight units per disc (u32, must equal [`SCALE`]) |
@@ -17,8 +17,10 @@
 //! The payload holds `phases × features` i16 weights in 1/[`SCALE`] discs, feature-major: for
 //! each compact feature id, its phase-0 weight and then the difference to the previous phase
 //! (wrapping i16), which compresses well because weights change smoothly across phases.
-//! Version 2 appends the residual nets ([`Nets::to_bytes`]) to the payload; version 1 files
-//! (no nets) are still read.
+//! Version 2 appends the residual nets ([`Nets::to_bytes`]) to the payload, one per phase;
+//! version 3 has the same layout and may also hold nets for one empties count (net slots
+//! ≥ [`NUM_PHASES`], see [`crate::net::NUM_SLOTS`]). Versions 1 (no nets) and 2 are still
+//! read.
 //!
 //! [`Layout::compact_len`]: crate::pattern::Layout::compact_len
 
@@ -30,13 +32,14 @@ use flate2::Compression;
 use flate2::bufread::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 
-use crate::net::Nets;
+use crate::net::{NUM_SLOTS, Nets};
 use crate::pattern::{LAYOUT, NUM_PHASES, PatternEval, SCALE};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FLANKEVL";
-/// Current format version (what [`encode`] writes; version 1, without nets, is also read).
-pub const VERSION: u32 = 2;
+/// Current format version (what [`encode`] writes; versions 1, without nets, and 2, nets per
+/// phase only, are also read).
+pub const VERSION: u32 = 3;
 const HEADER_LEN: usize = 32;
 
 /// The default weights (`weights/flank-eval.bin`, the output of `flank train`), built into the
@@ -64,7 +67,7 @@ pub enum WeightsError {
     Corrupt(String),
     /// The payload has the wrong length (found, expected), in bytes.
     Length(usize, usize),
-    /// A version-2 payload length outside its possible range (found, least, most), in bytes.
+    /// The payload length of a file with nets outside its possible range (found, least, most), in bytes.
     NetLength(usize, usize, usize),
     /// The payload's CRC-32 differs from the header's (found, expected).
     Checksum(u32, u32),
@@ -87,7 +90,7 @@ impl fmt::Display for WeightsError {
             WeightsError::UnsupportedVersion(v) => {
                 write!(
                     f,
-                    "weights format version {v} is not supported (this flank reads 1 and {VERSION})"
+                    "weights format version {v} is not supported (this flank reads 1 to {VERSION})"
                 )
             }
             WeightsError::LayoutMismatch { found, expected } => write!(
@@ -109,7 +112,7 @@ impl fmt::Display for WeightsError {
             }
             WeightsError::NetLength(n, lo, hi) => write!(
                 f,
-                "weights payload has {n} bytes, a version-2 file has {lo} to {hi}: file is damaged"
+                "weights payload has {n} bytes, a file with nets has {lo} to {hi}: file is damaged"
             ),
             WeightsError::TrailingBytes(n) => {
                 write!(
@@ -133,7 +136,7 @@ fn expected_layout() -> (u32, u32, u32) {
 }
 
 /// Encodes compact weights (`weights[phase * compact_len + id]`, 1/[`SCALE`] discs; length
-/// `NUM_PHASES × compact_len`) and the residual nets into the file format (version 2).
+/// `NUM_PHASES × compact_len`) and the residual nets into the file format (version 3).
 pub fn encode(weights: &[i16], nets: &Nets) -> Vec<u8> {
     let (phases, n, _) = expected_layout();
     let (phases_us, n_us) = (phases as usize, n as usize);
@@ -185,7 +188,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
         return Err(WeightsError::BadMagic);
     }
     let version = u32_at(bytes, 8);
-    if version != 1 && version != VERSION {
+    if !(1..=VERSION).contains(&version) {
         return Err(WeightsError::UnsupportedVersion(version));
     }
     let found = (u32_at(bytes, 12), u32_at(bytes, 16), u32_at(bytes, 20));
@@ -197,8 +200,8 @@ pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
     let len = u32_at(bytes, 28) as usize;
     let (phases, n) = (expected.0 as usize, expected.1 as usize);
     let linear = phases * n * 2;
-    // Version 2: the linear weights, then a net section of at most one net per phase.
-    let max_nets = 8 + NUM_PHASES * Nets::net_bytes();
+    // Versions 2 and 3: the linear weights, then a net section of at most one net per slot.
+    let max_nets = 8 + NUM_SLOTS * (8 + Nets::net_bytes(64));
     if version == 1 && len != linear {
         return Err(WeightsError::Length(len, linear));
     }
@@ -285,20 +288,15 @@ mod tests {
     fn sample_weights_and_net() -> (Vec<i16>, Nets) {
         let n = LAYOUT.compact_len;
         let w: Vec<i16> = (0..NUM_PHASES * n).map(|i| (i % 97) as i16 - 48).collect();
-        let mut rows = vec![crate::net::Row([0; crate::net::HIDDEN]); n];
-        for (i, r) in rows.iter_mut().enumerate().step_by(7) {
-            r.0[i % crate::net::HIDDEN] = (i % 500) as i16;
+        let mut net = crate::net::Net::<32>::zero();
+        for (i, r) in net.rows.iter_mut().enumerate().step_by(7) {
+            r.0[i % 32] = (i % 500) as i16;
         }
+        net.bias = [300; 32];
+        net.out = std::array::from_fn(|k| k as i16 * 40 - 600);
+        net.out_bias = 12_345_678;
         let mut nets = Nets::none();
-        nets.set(
-            2,
-            crate::net::PhaseNet {
-                rows,
-                bias: [300; crate::net::HIDDEN],
-                out: std::array::from_fn(|k| k as i16 * 40 - 600),
-                out_bias: 12_345_678,
-            },
-        );
+        nets.set(2, crate::net::PhaseNet::W32(net));
         (w, nets)
     }
 
@@ -331,6 +329,55 @@ mod tests {
             };
         }
         assert!(differs > 0, "the phase-2 net never changed a value");
+    }
+
+    /// A net for one empties count goes through the file and replaces its phase's net at that
+    /// count only; a version-2 container of phase nets still loads.
+    #[test]
+    fn empties_nets_take_precedence_at_their_count_only() {
+        let (w, phase_only) = sample_weights_and_net();
+        let mut nets = phase_only.clone();
+        let mut five = phase_only.get(2).unwrap().clone();
+        // 1/(ACT_SCALE·OUT_SCALE) discs: 10 discs = 640 fine units more than the phase net.
+        if let crate::net::PhaseNet::W32(n) = &mut five {
+            n.out_bias += 10 * (crate::net::ACT_SCALE * crate::net::OUT_SCALE);
+        }
+        nets.set(crate::net::empties_slot(5), five);
+        let bytes = encode(&w, &nets);
+        assert_eq!(decode(&bytes), Ok((w.clone(), nets.clone())));
+        let both = evaluator_from_bytes(&bytes).unwrap();
+        let only = evaluator_from_bytes(&encode(&w, &phase_only)).unwrap();
+        let (mut fours, mut fives) = (0, 0);
+        for seed in 0..40u64 {
+            let mut b = crate::board::Board::start();
+            let mut x = 0x9E37_79B9_7F4A_7C15 ^ seed;
+            while !b.is_game_over() {
+                let d = both.evaluate_fine(&b) - only.evaluate_fine(&b);
+                match b.empties() {
+                    5 => {
+                        assert_eq!(d, 10 * crate::pattern::SCALE, "{b:?}");
+                        fives += 1;
+                    }
+                    _ => assert_eq!(d, 0, "{b:?}"),
+                }
+                fours += usize::from(b.empties() == 4);
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let moves: Vec<_> = b.legal_moves().collect();
+                b = match moves.len() {
+                    0 => b.pass(),
+                    k => b.make_move(moves[(x % k as u64) as usize]),
+                };
+            }
+        }
+        assert!(fours > 0 && fives > 0);
+        // The same phase nets in a version-2 container (the layout is the same).
+        let v3 = encode(&w, &phase_only);
+        let mut dec = ZlibDecoder::new(&v3[HEADER_LEN..]);
+        let mut payload = Vec::new();
+        dec.read_to_end(&mut payload).unwrap();
+        assert_eq!(decode(&container(2, &payload)), Ok((w, phase_only)));
     }
 
     /// Version 1 files (linear weights only) still load; a damaged net section is named.

@@ -262,13 +262,13 @@ fn tiny_training_is_deterministic_and_loadable() {
         assert!(stdout.contains("300 used"), "{stdout}");
         assert!(stdout.contains("self-play: 8 games"), "{stdout}");
         assert!(stdout.contains("search leaves: "), "{stdout}");
-        // One row per phase, and one per residual net (phases 1-4 by default).
+        // One row per phase, and one per residual net (empties 2-9 by default).
         assert_eq!(
             stdout
                 .lines()
                 .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
                 .count(),
-            flank::pattern::NUM_PHASES + 4,
+            flank::pattern::NUM_PHASES + 8,
             "{stdout}"
         );
         assert!(
@@ -283,7 +283,7 @@ fn tiny_training_is_deterministic_and_loadable() {
             .collect();
         let bytes = std::fs::read(&out).unwrap();
         let ev = flank::weights::evaluator_from_bytes(&bytes).expect("loadable");
-        assert_eq!(ev.nets().phase_list(), kept, "{stdout}");
+        assert_eq!(ev.nets().slot_list(), kept, "{stdout}");
         files.push(bytes);
     }
     assert_eq!(
@@ -317,7 +317,9 @@ fn base_keeps_linear_weights_and_other_phases_nets() {
             "--base",
             "trained",
             "--net-phases",
-            "2",
+            "none",
+            "--net-empties",
+            "5",
             "--out",
             &o,
         ],
@@ -325,22 +327,29 @@ fn base_keeps_linear_weights_and_other_phases_nets() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(stdout.contains("not refitted"), "{stdout}");
-    assert!(
-        stdout.contains("residual nets kept from the base: phases [1, 3, 4]"),
-        "{stdout}"
-    );
     let (w, nets) = flank::weights::decode(&std::fs::read(&out).unwrap()).unwrap();
     let (w0, nets0) = flank::weights::decode(flank::weights::EMBEDDED).unwrap();
+    let five = flank::net::empties_slot(5);
+    let kept: Vec<usize> = nets0
+        .slot_list()
+        .into_iter()
+        .filter(|&s| s != five)
+        .collect();
+    assert!(!kept.is_empty(), "the built-in weights have nets");
+    assert!(
+        stdout.contains(&format!("residual nets kept from the base: slots {kept:?}")),
+        "{stdout}"
+    );
     assert!(w == w0, "linear weights must be the base's");
-    for p in [1, 3, 4] {
+    for s in kept {
         assert!(
-            nets.get(p) == nets0.get(p),
-            "phase {p} net must be the base's"
+            nets.get(s) == nets0.get(s),
+            "slot {s} net must be the base's"
         );
     }
     assert!(
-        nets.get(2) != nets0.get(2),
-        "phase 2 was retrained (or dropped)"
+        nets.get(five) != nets0.get(five),
+        "the 5-empties net was retrained (or dropped)"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -376,7 +385,7 @@ fn walk_roots(n: usize, first_game: u32) -> Vec<flank::train::Sample> {
         .collect()
 }
 
-/// Search-leaf samples sit at 3-8 empties, carry the exact score of their own position
+/// Search-leaf samples sit at 2-9 empties, carry the exact score of their own position
 /// (checked by plain negamax), keep their root's game number, and do not depend on the call.
 #[test]
 fn leaf_samples_are_exactly_labelled_low_empties_positions() {
@@ -390,7 +399,7 @@ fn leaf_samples_are_exactly_labelled_low_empties_positions() {
     assert!(leaves.len() > 250, "{}", leaves.len());
     let games: std::collections::HashSet<u32> = roots.iter().map(|s| s.game).collect();
     for s in &leaves {
-        assert!((3..=8).contains(&s.board.empties()));
+        assert!((2..=9).contains(&s.board.empties()));
         assert!(s.board.has_moves());
         assert!(games.contains(&s.game));
         assert_eq!(s.label as i32, exact(&s.board), "{:?}", s.board);
@@ -409,8 +418,9 @@ fn leaf_samples_are_exactly_labelled_low_empties_positions() {
 }
 
 /// The residual nets learn what a linear part misses: on top of an all-zero linear
-/// evaluation, nets trained on exactly solved positions at 3-8 empties must cut the held-out
-/// error of every phase they cover by a wide margin, and training is deterministic.
+/// evaluation, nets trained on exactly solved positions at 2-9 empties must cut the held-out
+/// error of every phase or empties count they cover by a wide margin, and training is
+/// deterministic.
 #[test]
 fn residual_nets_learn_the_residual() {
     let roots = walk_roots(20_000, 0);
@@ -418,18 +428,20 @@ fn residual_nets_learn_the_residual() {
     opts.leaf_samples = 6000;
     opts.validation_percent = 20;
     opts.net_phases = vec![2, 3];
+    opts.net_empties = vec![5];
     opts.net_epochs = 10;
     opts.net_rate = 0.01;
     let samples = flank::train::leaf_samples(&roots, &opts, &Evaluator::Classic);
     let n = flank::pattern::LAYOUT.compact_len * flank::pattern::NUM_PHASES;
     let zero = flank::pattern::PatternEval::from_compact(&vec![0; n]).unwrap();
     let (nets, reports) = flank::train::train_nets(&samples, &opts, &zero);
-    assert_eq!(nets.phase_list(), vec![2, 3]);
-    assert_eq!(reports.len(), 2);
+    let five = flank::net::empties_slot(5);
+    assert_eq!(nets.slot_list(), vec![2, 3, five]);
+    assert_eq!(reports.len(), 3);
     for r in &reports {
         eprintln!(
-            "phase {}: {} train, {} valid, MAE {:.2} -> {:.2}",
-            r.phase, r.train, r.valid, r.linear_mae, r.net_mae
+            "slot {} ({}-{} empties): {} train, {} valid, MAE {:.2} -> {:.2}",
+            r.slot, r.empties.0, r.empties.1, r.train, r.valid, r.linear_mae, r.net_mae
         );
         assert!(r.valid > 100, "{r:?}");
         assert!(r.net_mae < 0.7 * r.linear_mae, "{r:?}");
