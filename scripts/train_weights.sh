@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Rebuilds the built-in weights (weights/flank-eval.bin) the way the committed v5 was made:
+#   1. the linear pattern weights of the built-in evaluation are kept (`--base trained`; v5's
+#      are v4's, fitted by `flank train` in session 5) and a 32-unit residual net is trained
+#      for each empties count 2-9 on the labelled samples (WTHOR, self-play, 48 M search
+#      leaves), which this step writes to a cache;
+#   2. the net at 5 empties is retrained with 64 hidden units on 20 M extra search leaves at
+#      5 empties (5 empties is where a depth-15 search from 20 empties and a depth-9 search
+#      from 14 put their leaves; wider nets everywhere would make a 68 MB file).
+# A plain `flank train` refits the linear weights too and trains the 2-9 nets at 32 units
+# (held-out quality about v4's; see docs/eval.md). About 15 min and 10 GB of memory on 2 cores.
+# Usage: scripts/train_weights.sh [OUT] (default weights/flank-eval.bin); then rebuild.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-weights/flank-eval.bin}"
+samples="${FLANK_SAMPLES:-${TMPDIR:-/tmp}/flank-samples.bin}"
+step1="${TMPDIR:-/tmp}/flank-weights-step1.bin"
+cargo build --release
+flank=target/release/flank
+"$flank" train --samples "$samples" --base trained --net-phases none --net-empties 2-9 \
+    --out "$step1"
+"$flank" train --samples "$samples" --base "$step1" --net-phases none --net-empties 5 \
+    --net-hidden 64 --net-leaf-samples 20000000 --out "$out"
+echo "wrote $out (samples cache $samples; delete it to relabel)"
