@@ -7,16 +7,20 @@
 #   2. the net at 5 empties is retrained with 64 hidden units on 20 M extra search leaves at
 #      5 empties (5 empties is where a depth-15 search from 20 empties and a depth-9 search
 #      from 14 put their leaves; wider nets everywhere would make a 68 MB file).
+# The search-leaf walks follow the built-in weights (v4 when v5 was made, v5 now), so a rerun
+# gives weights of the same quality, not the same bytes (docs/eval.md, "Retraining").
 # A plain `flank train` refits the linear weights too and trains the 2-9 nets at 32 units
 # (held-out quality about v4's; see docs/eval.md). About 15 min and 10 GB of memory on 2 cores.
 # Usage: scripts/train_weights.sh [OUT] (default weights/flank-eval.bin); then rebuild.
+# The labelled samples are cached in $FLANK_SAMPLES (default $TMPDIR/flank-samples.bin) and
+# reused if that file exists: delete it to relabel.
 set -euo pipefail
+out="$(realpath -m "${1:-$(dirname "$0")/../weights/flank-eval.bin}")"
 cd "$(dirname "$0")/.."
-out="${1:-weights/flank-eval.bin}"
 samples="${FLANK_SAMPLES:-${TMPDIR:-/tmp}/flank-samples.bin}"
 step1="${TMPDIR:-/tmp}/flank-weights-step1.bin"
 cargo build --release
-flank=target/release/flank
+flank="${CARGO_TARGET_DIR:-target}/release/flank"
 "$flank" train --samples "$samples" --base trained --net-phases none --net-empties 2-9 \
     --out "$step1"
 "$flank" train --samples "$samples" --base "$step1" --net-phases none --net-empties 5 \
