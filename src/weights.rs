@@ -300,6 +300,18 @@ mod tests {
         (w, nets)
     }
 
+    /// One random legal move (or the pass) from `b`, drawn with the xorshift state `x`.
+    fn random_step(b: crate::board::Board, x: &mut u64) -> crate::board::Board {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        let moves: Vec<_> = b.legal_moves().collect();
+        match moves.len() {
+            0 => b.pass(),
+            k => b.make_move(moves[(*x % k as u64) as usize]),
+        }
+    }
+
     /// Nets go through the file unchanged and change the evaluation only in their phase.
     #[test]
     fn nets_survive_the_file_and_apply_to_their_phase() {
@@ -319,14 +331,7 @@ mod tests {
                 assert_eq!(with.evaluate_fine(&b), without.evaluate_fine(&b));
             }
             assert_eq!(with.linear_fine(&b), without.evaluate_fine(&b));
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let moves: Vec<_> = b.legal_moves().collect();
-            b = match moves.len() {
-                0 => b.pass(),
-                k => b.make_move(moves[(x % k as u64) as usize]),
-            };
+            b = random_step(b, &mut x);
         }
         assert!(differs > 0, "the phase-2 net never changed a value");
     }
@@ -361,14 +366,7 @@ mod tests {
                     _ => assert_eq!(d, 0, "{b:?}"),
                 }
                 fours += usize::from(b.empties() == 4);
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let moves: Vec<_> = b.legal_moves().collect();
-                b = match moves.len() {
-                    0 => b.pass(),
-                    k => b.make_move(moves[(x % k as u64) as usize]),
-                };
+                b = random_step(b, &mut x);
             }
         }
         assert!(fours > 0 && fives > 0);
