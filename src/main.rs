@@ -258,11 +258,11 @@ struct TrainArgs {
     /// Phases (of 2 empties each: phase 2 = 4-5 empties) that get a residual net on top of
     /// the linear patterns: a list like 1,2 or 0-3 (phases 0-29), or none (the default)
     #[arg(long, allow_negative_numbers = true, value_name = "PHASES", value_parser = parse_phases)]
-    net_phases: Option<PhaseList>,
+    net_phases: Option<NumberList>,
     /// Empties counts that get a residual net of their own (it takes precedence over a phase
     /// net at that count): a list like 4,5 or 2-9 (0-60), or none (default 2-9)
     #[arg(long, allow_negative_numbers = true, value_name = "EMPTIES", value_parser = parse_empties)]
-    net_empties: Option<PhaseList>,
+    net_empties: Option<NumberList>,
     /// Hidden units of the nets this run trains: 32 (the default) or 64
     #[arg(long, value_name = "UNITS", value_parser = clap::builder::PossibleValuesParser::new(["32", "64"]))]
     net_hidden: Option<String>,
@@ -286,22 +286,22 @@ struct TrainArgs {
 
 /// The numbers of `--net-phases` or `--net-empties`.
 #[derive(Clone, Debug)]
-struct PhaseList(Vec<usize>);
+struct NumberList(Vec<usize>);
 
 /// Parses `--net-phases`: `none`, or comma-separated phases and ranges (`1,2`, `0-3`).
-fn parse_phases(s: &str) -> Result<PhaseList, String> {
+fn parse_phases(s: &str) -> Result<NumberList, String> {
     parse_list(s, flank::pattern::NUM_PHASES - 1, "a phase")
 }
 
 /// Parses `--net-empties`: `none`, or comma-separated empties counts and ranges (`4,5`, `2-9`).
-fn parse_empties(s: &str) -> Result<PhaseList, String> {
+fn parse_empties(s: &str) -> Result<NumberList, String> {
     parse_list(s, 60, "an empties count")
 }
 
 /// A list of numbers 0..=`max` and ranges, or `none`; `what` names one in errors.
-fn parse_list(s: &str, max: usize, what: &str) -> Result<PhaseList, String> {
+fn parse_list(s: &str, max: usize, what: &str) -> Result<NumberList, String> {
     if s == "none" {
-        return Ok(PhaseList(Vec::new()));
+        return Ok(NumberList(Vec::new()));
     }
     let mut out = Vec::new();
     for part in s.split(',') {
@@ -324,7 +324,7 @@ fn parse_list(s: &str, max: usize, what: &str) -> Result<PhaseList, String> {
             }
         }
     }
-    Ok(PhaseList(out))
+    Ok(NumberList(out))
 }
 
 /// Parses `--net-rate`: a positive number up to 1.

@@ -17,10 +17,10 @@
 //! The payload holds `phases × features` i16 weights in 1/[`SCALE`] discs, feature-major: for
 //! each compact feature id, its phase-0 weight and then the difference to the previous phase
 //! (wrapping i16), which compresses well because weights change smoothly across phases.
-//! Version 2 appends the residual nets ([`Nets::to_bytes`]) to the payload, one per phase;
-//! version 3 has the same layout and may also hold nets for one empties count (net slots
-//! ≥ [`NUM_PHASES`], see [`crate::net::NUM_SLOTS`]). Versions 1 (no nets) and 2 are still
-//! read.
+//! Version 2 appends the residual nets to the payload, one per phase, all of 32 hidden units;
+//! version 3's net section ([`Nets::to_bytes`]) states each net's width and may also hold nets
+//! for one empties count (net slots ≥ [`NUM_PHASES`], see [`crate::net::NUM_SLOTS`]).
+//! Versions 1 (no nets) and 2 are still read.
 //!
 //! [`Layout::compact_len`]: crate::pattern::Layout::compact_len
 
