@@ -263,8 +263,8 @@ struct TrainArgs {
     /// net at that count): a list like 4,5 or 2-9 (0-60), or none (default 2-9)
     #[arg(long, allow_negative_numbers = true, value_name = "EMPTIES", value_parser = parse_empties)]
     net_empties: Option<NumberList>,
-    /// Hidden units of the nets this run trains: 32 (the default) or 64
-    #[arg(long, value_name = "UNITS", value_parser = clap::builder::PossibleValuesParser::new(["32", "64"]))]
+    /// Hidden units of the nets this run trains: 32 (the default), 64 or 128
+    #[arg(long, value_name = "UNITS", value_parser = clap::builder::PossibleValuesParser::new(["32", "64", "128"]))]
     net_hidden: Option<String>,
     /// Extra search-leaf walks ending at the --net-empties counts, for the nets only (the
     /// linear fit never sees them; not cached; default 0)
@@ -685,7 +685,7 @@ fn run_train(args: TrainArgs) -> Result<ExitCode> {
         opts.net_empties = e.0.into_iter().map(|e| e as u32).collect();
     }
     if let Some(h) = args.net_hidden {
-        opts.net_hidden = if h == "64" { 64 } else { 32 };
+        opts.net_hidden = h.parse().unwrap_or(32);
     }
     if let Some(n) = args.net_leaf_samples {
         opts.net_leaf_samples = n as usize;
