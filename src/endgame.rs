@@ -1230,9 +1230,9 @@ impl Searcher {
         moves: u64,
         alpha: Score,
         list: &mut MoveList,
-    ) -> Option<Score> {
+    ) -> Result<(u64, Score, u32), Score> {
         // All the children's buckets are requested from memory first, then probed.
-        let mut children = [MaybeUninit::<(Board, usize)>::uninit(); 64];
+        let mut children = [MaybeUninit::<(Board, usize, u32)>::uninit(); 64];
         let mut n = 0;
         let mut m = moves;
         while m != 0 {
@@ -1246,22 +1246,33 @@ impl Searcher {
             };
             let slot = self.tt.bucket_start(&c);
             self.tt.prefetch_at(slot);
-            children[n & 63] = MaybeUninit::new((c, slot));
+            children[n & 63] = MaybeUninit::new((c, slot, x));
             n += 1;
         }
         list.has_flips = moves;
+        let mut skip = 0u64;
+        let mut low = -SCORE_INF;
+        let mut low_move = 64;
         for c in &children[..n.min(64)] {
             // SAFETY: the first `n` entries were written just above.
-            let (c, slot) = unsafe { c.assume_init_ref() };
+            let (c, slot, x) = unsafe { c.assume_init_ref() };
             if let Some(e) = self.tt.probe_at(*slot, c)
                 && e.solved
                 && e.selectivity <= self.selectivity
-                && -e.upper > alpha
             {
-                return Some(-e.upper);
+                if -e.upper > alpha {
+                    return Err(-e.upper);
+                }
+                if -e.lower <= alpha {
+                    skip |= 1u64 << x;
+                    if -e.lower > low {
+                        low = -e.lower;
+                        low_move = *x;
+                    }
+                }
             }
         }
-        None
+        Ok((skip, low, low_move))
     }
 
     /// Move ordering at high empties: fastest-first keys plus a shallow midgame search of
@@ -1573,8 +1584,27 @@ impl Searcher {
         }
         let mut list = MoveList::new();
         let etc = empties >= ETC_EMPTIES;
-        if etc && let Some(v) = self.etc(p, o, moves, alpha, &mut list) {
-            return v;
+        let mut best = -SCORE_INF;
+        let mut best_move = 0;
+        let mut moves = moves;
+        if etc {
+            match self.etc(p, o, moves, alpha, &mut list) {
+                Err(v) => return v,
+                Ok((skip, low, low_move)) => {
+                    if skip != 0 {
+                        best = low;
+                        best_move = low_move;
+                        moves &= !skip;
+                        tt_move = tt_move.filter(|&m| moves & (1u64 << m) != 0);
+                        if moves == 0 {
+                            if use_tt {
+                                self.store_solved(slot, &b, best, Bound::Upper, empties, best_move);
+                            }
+                            return best;
+                        }
+                    }
+                }
+            }
         }
         if self.selectivity != 0
             && empties >= probcut::MPC_MIN_EMPTIES
@@ -1586,8 +1616,6 @@ impl Searcher {
             }
             return v;
         }
-        let mut best = -SCORE_INF;
-        let mut best_move = 0;
         let mut rest = moves;
         // The TT move first, before the other moves are ordered: at a cut node it usually
         // suffices, and the ordering work (shallow searches at high empties) is saved.
@@ -1596,8 +1624,11 @@ impl Searcher {
         {
             let x = m as u32;
             let f = if etc { list.flip(x) } else { flips(p, o, x) };
-            best = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
-            best_move = x;
+            let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+            if v > best {
+                best = v;
+                best_move = x;
+            }
             rest &= !(1u64 << x);
         }
         if best > alpha || self.stopped {
