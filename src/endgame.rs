@@ -1571,6 +1571,9 @@ impl Searcher {
         let use_tt = empties >= TT_MIN_EMPTIES;
         let slot = if use_tt { self.tt.bucket_start(&b) } else { 0 };
         let mut tt_move = None;
+        // A selective bound (not trusted here) predicting a fail-low: an expected ALL node,
+        // whose moves are all searched whatever their order.
+        let mut expect_all = false;
         if use_tt && let Some(e) = self.tt.probe_at(slot, &b) {
             if e.solved && e.selectivity <= self.selectivity {
                 if e.lower > alpha {
@@ -1580,6 +1583,7 @@ impl Searcher {
                     return e.upper;
                 }
             }
+            expect_all = self.selectivity == 0 && e.solved && e.upper <= alpha;
             tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
         }
         let mut list = MoveList::new();
@@ -1645,7 +1649,7 @@ impl Searcher {
             // A fastest-first list is not sorted: each next move is selected when needed
             // (most nodes search one or two moves; the selection has no data-dependent
             // branches, unlike an insertion sort).
-            let select = empties < SEARCH_ORDER_EMPTIES;
+            let select = empties < SEARCH_ORDER_EMPTIES || expect_all;
             if select {
                 // Children probe the TT from TT_MIN_EMPTIES; from ETC_EMPTIES the ETC has
                 // already brought their buckets into the cache.
