@@ -1,5 +1,5 @@
 //! Endgame multi-ProbCut (MPC): the confidence levels of the selective pre-searches that run
-//! before an exact solve (by default at 22–25 empties), the shallow-search depth per empties and the error model
+//! before an exact solve (by default at 22–27 empties), the shallow-search depth per empties and the error model
 //! sigma(empties, depth) of a shallow midgame search against the exact final score.
 //!
 //! ProbCut is Michael Buro's (1995, multi-ProbCut 1997); its use in selective pre-searches
@@ -34,9 +34,12 @@ pub const MPC_ROOT_EMPTIES: u32 = 22;
 /// Empties above which an exact root solve skips the selective pre-searches. At 22–25
 /// empties they saved 11 % of the nodes of FFO #41–#48 (6 of 8 positions fewer); at 26–28
 /// the results were mixed (#49 −19 %, #50 +1.7 %, #51 −13 %, #52 −11 %, #53 +19 %: the passes'
-/// cost grows faster than the exact pass's saving on some positions), +8.9 % in total, so they
-/// are off there by default (docs/benchmarks.md, "Session 6").
-pub const MPC_ROOT_MAX_EMPTIES: u32 = 25;
+/// cost grows faster than the exact pass's saving on some positions), +8.9 % in total
+/// (docs/benchmarks.md, "Session 6"). Since the exact pass skips the ordering searches at
+/// nodes a selective bound expects to fail low, 26–27 pay (FFO #49–#52 at 1 thread, 256 MiB:
+/// 2,157.5 M → 2,057.1 M nodes, −4.6 %, every position fewer) while 28 still does not (#53
+/// 2,297 M → 2,799 M), so they run at 22–27 empties.
+pub const MPC_ROOT_MAX_EMPTIES: u32 = 27;
 
 /// The selective passes of a root solve, least confident first: the selectivity levels
 /// ([`crate::tt::TtEntry::selectivity`], 1–7) run before the exact pass (level 0); their `t`
