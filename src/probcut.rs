@@ -35,10 +35,11 @@ pub const MPC_ROOT_EMPTIES: u32 = 22;
 /// empties they saved 11 % of the nodes of FFO #41–#48 (6 of 8 positions fewer); at 26–28
 /// the results were mixed (#49 −19 %, #50 +1.7 %, #51 −13 %, #52 −11 %, #53 +19 %: the passes'
 /// cost grows faster than the exact pass's saving on some positions), +8.9 % in total
-/// (docs/benchmarks.md, "Session 6"). Since the exact pass skips the ordering searches at
-/// nodes a selective bound expects to fail low, 26–27 pay (FFO #49–#52 at 1 thread, 256 MiB:
-/// 2,157.5 M → 2,057.1 M nodes, −4.6 %, every position fewer) while 28 still does not (#53
-/// 2,297 M → 2,799 M), so they run at 22–27 empties.
+/// (docs/benchmarks.md, "Session 6"), but the loss was #53's (28 empties) alone: at 26–27
+/// they pay (then #49–#52 −4.0 %; re-measured with the exact pass skipping the ordering
+/// searches at nodes a selective bound expects to fail low, FFO #49–#52 at 1 thread, 256 MiB:
+/// 2,157.4 M → 2,057.1 M nodes, −4.6 %, every position fewer; #53 still 2,297 M → 2,799 M),
+/// so they run at 22–27 empties.
 pub const MPC_ROOT_MAX_EMPTIES: u32 = 27;
 
 /// The selective passes of a root solve, least confident first: the selectivity levels
