@@ -1,5 +1,5 @@
 //! Endgame multi-ProbCut (MPC): the confidence levels of the selective pre-searches that run
-//! before an exact solve (by default at 22–27 empties), the shallow-search depth per empties and the error model
+//! before an exact solve (by default at 18–27 empties), the shallow-search depth per empties and the error model
 //! sigma(empties, depth) of a shallow midgame search against the exact final score.
 //!
 //! ProbCut is Michael Buro's (1995, multi-ProbCut 1997); its use in selective pre-searches
@@ -28,8 +28,12 @@ use crate::board::Score;
 pub const MPC_MIN_EMPTIES: u32 = 12;
 
 /// Empties at and above which an exact root solve runs the selective pre-searches first (up
-/// to [`MPC_ROOT_MAX_EMPTIES`]).
-pub const MPC_ROOT_EMPTIES: u32 = 22;
+/// to [`MPC_ROOT_MAX_EMPTIES`]). Was 22 (from 20 had been tried on FFO #40–#48 alone, where
+/// only #40 has fewer than 22 empties); from 18 (1 thread, nodes, all right):
+/// hard-20 (276 positions of 20 empties, 64 MiB) 1,089.7 M → 992.8 M (−8.9 %), FFO #20–#39
+/// (64 MiB) 85.16 M → 82.78 M, FFO #40–#44 (256 MiB) 72.67 M → 71.29 M, `flank bench`
+/// 83.40 M → 71.70 M; from 16 changed nothing more (FFO #13–#19, 16 empties, −1 %).
+pub const MPC_ROOT_EMPTIES: u32 = 18;
 
 /// Empties above which an exact root solve skips the selective pre-searches. At 22–25
 /// empties they saved 11 % of the nodes of FFO #41–#48 (6 of 8 positions fewer); at 26–28
@@ -39,7 +43,7 @@ pub const MPC_ROOT_EMPTIES: u32 = 22;
 /// they pay (then #49–#52 −4.0 %; re-measured with the exact pass skipping the ordering
 /// searches at nodes a selective bound expects to fail low, FFO #49–#52 at 1 thread, 256 MiB:
 /// 2,157.4 M → 2,057.1 M nodes, −4.6 %, every position fewer; #53 still 2,297 M → 2,799 M),
-/// so they run at 22–27 empties.
+/// so they run up to 27 empties.
 pub const MPC_ROOT_MAX_EMPTIES: u32 = 27;
 
 /// The selective passes of a root solve, least confident first: the selectivity levels
