@@ -116,6 +116,9 @@ impl<const H: usize> Net<H> {
 }
 
 /// The quantised net of one slot, in one of the [`WIDTHS`].
+// The variants differ only by their inline bias and output weights (544 bytes at most, one
+// per slot); boxing them would add an indirection to every evaluation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PhaseNet {
     /// 32 hidden units.
