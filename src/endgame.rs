@@ -16,6 +16,7 @@
 //! aspiration window.
 
 use std::mem::MaybeUninit;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -40,6 +41,13 @@ pub const ETC_EMPTIES: u32 = 10;
 
 /// Empties at and above which moves are ordered by a shallow midgame search.
 pub const SEARCH_ORDER_EMPTIES: u32 = 16;
+
+/// Empties at and above which the exact pass skips the ordering searches (fastest-first
+/// instead) at a node whose selective TT bound (from the MPC pre-searches) is at or below
+/// alpha: an expected ALL node, whose moves are all searched whatever their order. FFO
+/// #40–#48 (1 thread, 256 MiB) −1.3 % nodes; from 16 it cost 0.4–0.7 % on roots of 18–21
+/// empties (the ordering searches are 3+ plies from 19).
+pub const EXPECT_ALL_EMPTIES: u32 = 19;
 
 /// Empties at and above which (up to [`SEARCH_ORDER_EMPTIES`]) the fastest-first keys also
 /// weigh the child's static evaluation, [`EVAL_ORDER_WEIGHT`] key units per disc (one
@@ -1221,8 +1229,11 @@ impl Searcher {
     }
 
     /// Enhanced transposition cutoff (ETC): if the TT proves some child scores ≤ −alpha − 1
-    /// for its side to move, this node fails high without a search; returns that bound.
-    /// The flips of every move are left in `list` (its `flips`, marked in `has_flips`).
+    /// for its side to move, this node fails high without a search: `Break` with that bound.
+    /// Else `Continue((skip, low, low_move))`: `skip` holds the moves whose child the TT
+    /// proves cannot raise alpha (they need no search), `low` the highest of their upper
+    /// bounds (−[`SCORE_INF`] if none) and `low_move` its move (64 if none). The flips of
+    /// every move are left in `list` (its `flips`, marked in `has_flips`).
     fn etc(
         &mut self,
         p: u64,
@@ -1230,7 +1241,7 @@ impl Searcher {
         moves: u64,
         alpha: Score,
         list: &mut MoveList,
-    ) -> Result<(u64, Score, u32), Score> {
+    ) -> ControlFlow<Score, (u64, Score, u32)> {
         // All the children's buckets are requested from memory first, then probed.
         let mut children = [MaybeUninit::<(Board, usize, u32)>::uninit(); 64];
         let mut n = 0;
@@ -1261,7 +1272,7 @@ impl Searcher {
                 && e.selectivity <= self.selectivity
             {
                 if -e.upper > alpha {
-                    return Err(-e.upper);
+                    return ControlFlow::Break(-e.upper);
                 }
                 if -e.lower <= alpha {
                     skip |= 1u64 << x;
@@ -1272,7 +1283,7 @@ impl Searcher {
                 }
             }
         }
-        Ok((skip, low, low_move))
+        ControlFlow::Continue((skip, low, low_move))
     }
 
     /// Move ordering at high empties: fastest-first keys plus a shallow midgame search of
@@ -1572,9 +1583,7 @@ impl Searcher {
         let slot = if use_tt { self.tt.bucket_start(&b) } else { 0 };
         let mut tt_move = None;
         // A selective bound (not trusted here) predicting a fail-low: an expected ALL node,
-        // whose moves are all searched whatever their order. Only from 19 empties, where the
-        // ordering searches are 3+ plies: from 16 it cost nodes on roots of 18–21 empties
-        // (FFO #20–#39 +0.5 %, hard-20 +0.7 %).
+        // whose moves are all searched whatever their order (see EXPECT_ALL_EMPTIES).
         let mut expect_all = false;
         if use_tt && let Some(e) = self.tt.probe_at(slot, &b) {
             if e.solved && e.selectivity <= self.selectivity {
@@ -1585,7 +1594,10 @@ impl Searcher {
                     return e.upper;
                 }
             }
-            expect_all = self.selectivity == 0 && e.solved && e.upper <= alpha && empties >= 19;
+            expect_all = self.selectivity == 0
+                && e.solved
+                && e.upper <= alpha
+                && empties >= EXPECT_ALL_EMPTIES;
             tt_move = e.best.filter(|&m| moves & (1u64 << m) != 0);
         }
         let mut list = MoveList::new();
@@ -1595,8 +1607,8 @@ impl Searcher {
         let mut moves = moves;
         if etc {
             match self.etc(p, o, moves, alpha, &mut list) {
-                Err(v) => return v,
-                Ok((skip, low, low_move)) => {
+                ControlFlow::Break(v) => return v,
+                ControlFlow::Continue((skip, low, low_move)) => {
                     if skip != 0 {
                         best = low;
                         best_move = low_move;
