@@ -248,7 +248,10 @@ pub fn parse_board_string(s: &str) -> Result<Position, ParseError> {
         n += 1;
     }
     if n < 64 {
-        return Err(ParseError::TooFewCells(n));
+        // "XXXX O": the last letter, standing apart, is the side to move, not a cell.
+        let last = s.split_whitespace().last().unwrap_or("");
+        let side_apart = n > 1 && last.chars().count() == 1 && parse_side(last).is_ok();
+        return Err(ParseError::TooFewCells(n - usize::from(side_apart)));
     }
     let rest = rest.trim_start();
     let (side_text, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
@@ -474,6 +477,11 @@ mod tests {
             })
         );
         assert_eq!(parse_board_string("----"), Err(ParseError::TooFewCells(4)));
+        assert_eq!(
+            parse_board_string("XXXX O"),
+            Err(ParseError::TooFewCells(4))
+        );
+        assert_eq!(parse_board_string("XXXXO"), Err(ParseError::TooFewCells(5)));
         let no_side = "-".repeat(64);
         assert_eq!(parse_board_string(&no_side), Err(ParseError::MissingSide));
         let bad_side = format!("{} Q", "-".repeat(64));

@@ -38,7 +38,7 @@ fn malformed_solve_input_names_the_line() {
     assert_eq!(out, "");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("line 3"), "{err}");
-    assert!(err.contains("has 5 cells, expected 64"), "{err}");
+    assert!(err.contains("has 4 cells, expected 64"), "{err}");
 }
 
 #[test]
