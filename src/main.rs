@@ -111,7 +111,7 @@ struct GtpArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=60))]
     depth: Option<u32>,
     /// Time per move in ms when no clock is set by `time_settings`.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_whole_number)]
     move_time: Option<u64>,
     /// Print search progress (depth, score, nodes, PV) on stderr.
     #[arg(long, short)]
@@ -122,8 +122,15 @@ struct GtpArgs {
     level: Option<flank::level::Level>,
     /// Seed of the random generator behind easy's randomness (default 1): the same seed and
     /// the same commands give the same moves.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_whole_number)]
     seed: Option<u64>,
+}
+
+/// Parses a whole number >= 0 (a time in ms, a seed), naming what is wrong otherwise.
+fn parse_whole_number(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<u64>()
+        .map_err(|_| format!("expected a whole number >= 0, got '{s}'"))
 }
 
 fn parse_level(s: &str) -> Result<flank::level::Level, String> {
@@ -425,7 +432,7 @@ fn parse_seconds(s: &str) -> Result<u64, String> {
 #[derive(Args, Debug)]
 struct PerftArgs {
     /// Depth in plies.
-    #[arg(value_parser = clap::value_parser!(u32).range(0..=20))]
+    #[arg(allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=20))]
     depth: u32,
     /// `ply`: a pass counts as a ply (the common convention); `free`: a pass uses no depth.
     #[arg(long, default_value = "ply")]
@@ -656,7 +663,7 @@ fn run_train(args: TrainArgs) -> Result<ExitCode> {
     }
     if let Some(l) = args.lambda {
         if !(l.is_finite() && l > 0.0 && l <= 1e6) {
-            anyhow::bail!("--lambda must be a positive number up to 1e6");
+            anyhow::bail!("--lambda must be a positive number up to 1e6 (see flank train --help)");
         }
         opts.lambda = l;
     }

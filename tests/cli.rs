@@ -69,6 +69,8 @@ fn negative_numbers_are_named_as_bad_values() {
         (&["evalset", "--empties", "-1"], "--empties"),
         (&["train", "--net-epochs", "-1"], "--net-epochs"),
         (&["train", "--net-rate", "-0.5"], "--net-rate"),
+        (&["gtp", "--move-time", "-5"], "--move-time"),
+        (&["gtp", "--seed", "-1"], "--seed"),
     ] {
         let (code, out, err) = flank(args, "");
         assert_eq!(code, 2, "{args:?}");
@@ -79,6 +81,10 @@ fn negative_numbers_are_named_as_bad_values() {
             "{args:?}: {err}"
         );
     }
+    // A positional depth, too.
+    let (code, _, err) = flank(&["perft", "-3"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid value '-3' for '<DEPTH>'"), "{err}");
 }
 
 #[test]
