@@ -154,6 +154,10 @@ struct SolveArgs {
     /// Number of the first position (for files such as fforum-20-39.obf, use 20).
     #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1_000_000_000))]
     first_id: u32,
+    /// Solve only these positions, by number (as numbered with --first-id): a list like
+    /// 40-44 or 3,7,10-12; the others are still read and checked.
+    #[arg(long, value_name = "LIST", value_parser = parse_id_ranges)]
+    positions: Option<IdRanges>,
     /// Transposition table size in MiB.
     #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     hash: u64,
@@ -332,6 +336,31 @@ fn parse_list(s: &str, max: usize, what: &str) -> Result<NumberList, String> {
         }
     }
     Ok(NumberList(out))
+}
+
+/// Inclusive ranges of position numbers, from `--positions`.
+#[derive(Clone, Debug)]
+struct IdRanges(Vec<(usize, usize)>);
+
+/// Parses `--positions`: comma-separated numbers and ranges (`40-44`, `3,7,10-12`).
+fn parse_id_ranges(s: &str) -> Result<IdRanges, String> {
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let num = |t: &str| -> Result<usize, String> {
+            t.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("'{t}' is not a position number (e.g. 40-44 or 3,7)"))
+        };
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => (num(part)?, num(part)?),
+        };
+        if a > b {
+            return Err(format!("empty range '{part}'"));
+        }
+        out.push((a, b));
+    }
+    Ok(IdRanges(out))
 }
 
 /// Parses `--net-rate`: a positive number up to 1.
@@ -778,6 +807,7 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
         kind,
         json: args.json,
         first_id: args.first_id as usize,
+        only: args.positions.clone().map_or_else(Vec::new, |r| r.0),
     };
     let mut engine = Engine::try_new(args.config())?;
     let stdout = io::stdout();

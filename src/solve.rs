@@ -49,7 +49,22 @@ pub struct SolveOptions {
     pub json: bool,
     /// Number given to the first position (later ones count up from it).
     pub first_id: usize,
+    /// Inclusive ranges of position numbers to solve (numbered from `first_id`); the others
+    /// are read and checked but not solved. Empty: solve all.
+    pub only: Vec<(usize, usize)>,
 }
+
+impl SolveOptions {
+    /// Whether position number `id` is to be solved.
+    fn selects(&self, id: usize) -> bool {
+        self.only.is_empty() || self.only.iter().any(|&(a, b)| (a..=b).contains(&id))
+    }
+}
+
+/// Empties above which an exact or WLD solve gets a note on stderr that it may not finish in
+/// reasonable time (FFO #59, 34 empties, takes minutes on 2 cores; each empty more costs
+/// about 3x).
+pub const LONG_SOLVE_EMPTIES: u32 = 34;
 
 /// One position's result, as printed by `--json`.
 #[derive(Clone, Debug, Serialize)]
@@ -217,9 +232,6 @@ pub fn run_solve<R: BufRead, W: Write>(
             batch.solve(engine, &p)?;
         }
     }
-    if batch.summary.positions == 0 {
-        anyhow::bail!("no positions in the input");
-    }
     batch.finish()
 }
 
@@ -243,6 +255,8 @@ struct Batch<'a, W: Write> {
     out: &'a mut W,
     opts: &'a SolveOptions,
     summary: SolveSummary,
+    /// Positions read so far, selected or not (the next one's number is `first_id + seen`).
+    seen: usize,
     start: Instant,
     /// The batch's spinner, started with the first position.
     spinner: Option<Spinner>,
@@ -258,6 +272,7 @@ impl<'a, W: Write> Batch<'a, W> {
             out,
             opts,
             summary: SolveSummary::default(),
+            seen: 0,
             start: Instant::now(),
             spinner: None,
             want_spinner: std::io::stderr().is_terminal(),
@@ -266,7 +281,18 @@ impl<'a, W: Write> Batch<'a, W> {
     }
 
     fn solve(&mut self, engine: &mut Engine, p: &Problem) -> Result<()> {
-        let id = self.opts.first_id.saturating_add(self.summary.positions);
+        let id = self.opts.first_id.saturating_add(self.seen);
+        self.seen += 1;
+        if !self.opts.selects(id) {
+            return Ok(());
+        }
+        let empties = p.position.board.empties();
+        if empties > LONG_SOLVE_EMPTIES && !matches!(self.opts.kind, SolveKind::Depth(_)) {
+            eprintln!(
+                "flank: position {id} has {empties} empties: an exact solve may not finish in \
+                 reasonable time (--depth N searches N plies instead)"
+            );
+        }
         let started = Instant::now();
         if self.spinner.is_none() && self.want_spinner {
             self.spinner = Spinner::start(engine.progress_handle(), self.target);
@@ -327,6 +353,16 @@ impl<'a, W: Write> Batch<'a, W> {
     }
 
     fn finish(mut self) -> Result<SolveSummary> {
+        if self.seen == 0 {
+            anyhow::bail!("no positions in the input");
+        }
+        if self.summary.positions == 0 {
+            let (first, last) = (self.opts.first_id, self.opts.first_id + self.seen - 1);
+            anyhow::bail!(
+                "none of the {} positions in the input (numbered {first}-{last}) is selected by --positions",
+                self.seen
+            );
+        }
         if let Some(sp) = self.spinner.take() {
             sp.join();
         }
@@ -526,6 +562,7 @@ mod tests {
             kind: SolveKind::Depth(1),
             json: true,
             first_id: 1,
+            only: Vec::new(),
         };
         let mut engine = Engine::new(crate::engine::EngineConfig {
             hash_mb: 1,

@@ -94,3 +94,46 @@ fn builtin_positions_solve_without_a_file() {
         );
     }
 }
+
+#[test]
+fn positions_selects_by_number_and_keeps_the_numbering() {
+    let Some(text) = data_file("endgame/random-10-empties-1k.txt") else {
+        return;
+    };
+    let lines: Vec<&str> = text.lines().take(12).collect();
+    let input = lines.join("\n");
+    let args = [
+        "solve",
+        "--json",
+        "--first-id",
+        "20",
+        "--positions",
+        "22,25-27",
+        "-",
+    ];
+    let (code, out, err) = flank(&args, &input);
+    assert_eq!(code, 0, "{err}");
+    let recs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<i64> = recs.iter().map(|r| r["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [22, 25, 26, 27]);
+    for rec in &recs {
+        let line = lines[rec["id"].as_i64().unwrap() as usize - 20];
+        assert_eq!(rec["board"].as_str().unwrap(), &line[..64]);
+        let expected: i64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        assert_eq!(rec["score"], expected, "{line}");
+    }
+    // A selection that matches nothing is an error naming the numbers the input has.
+    let (code, out, err) = flank(&["solve", "--positions", "40-44", "-"], &input);
+    assert_eq!(code, 2);
+    assert_eq!(out, "");
+    assert!(
+        err.contains("none of the 12 positions in the input (numbered 1-12)"),
+        "{err}"
+    );
+    let (code, _, err) = flank(&["solve", "--positions", "5-3", "-"], &input);
+    assert_eq!(code, 2);
+    assert!(err.contains("empty range '5-3'"), "{err}");
+}
