@@ -525,7 +525,7 @@ fn cli_level_and_seed_flags() {
         ),
         (
             vec!["gtp", "--seed", "x"],
-            "flank: invalid value 'x' for '--seed <SEED>': invalid digit found in string (see flank gtp --help)",
+            "flank: invalid value 'x' for '--seed <SEED>': expected a whole number >= 0, got 'x' (see flank gtp --help)",
         ),
     ] {
         let (code, out, err) = flank(&args, "");
