@@ -61,6 +61,10 @@ enum Command {
     /// Measure an evaluation with `flank solve --depth D [--eval FILE] SET` (its last line
     /// gives the best-move agreement and the mean score error; see docs/eval.md).
     Evalset(EvalsetArgs),
+    /// Join the residual nets of two weights files at some empties counts into their
+    /// ensemble (one net with both nets' hidden units, whose correction is the weighted mean
+    /// of theirs); everything else comes from BASE. See docs/eval.md.
+    Ensemble(EnsembleArgs),
     /// Search a fixed set of positions on one thread and print the node total (the search
     /// fingerprint) and nodes/s.
     Bench(BenchArgs),
@@ -212,6 +216,24 @@ struct EvalsetArgs {
     /// Solving threads (default: all cores).
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=256))]
     threads: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+struct EnsembleArgs {
+    /// Weights file whose linear weights and other nets are kept.
+    base: PathBuf,
+    /// Weights file whose nets are averaged with BASE's.
+    other: PathBuf,
+    /// Empties counts whose nets are averaged (a list like 5 or 4-6); both files need a net
+    /// of their own there, of 64 and 128 units (either way round).
+    #[arg(long, value_name = "EMPTIES", value_parser = parse_empties, default_value = "5")]
+    net_empties: NumberList,
+    /// Weight of OTHER's net, in [0, 1] (BASE's gets the rest).
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+    weight: f64,
+    /// Output weights file.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -537,7 +559,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Solve(a) => a.eval.eval.clone(),
         Command::Bench(a) => a.eval.eval.clone(),
         Command::Train(a) => Some(a.eval.eval.clone().unwrap_or_else(|| "classic".into())),
-        Command::Perft(_) | Command::Match(_) | Command::Evalset(_) => None,
+        Command::Perft(_) | Command::Match(_) | Command::Evalset(_) | Command::Ensemble(_) => None,
     };
     if let Some(spec) = spec {
         let e = flank::eval::Evaluator::from_spec(&spec)?;
@@ -579,7 +601,37 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Match(args) => run_match_cmd(args),
         Command::Train(args) => run_train(args),
         Command::Evalset(args) => run_evalset(args),
+        Command::Ensemble(args) => run_ensemble(args),
     }
+}
+
+fn run_ensemble(args: EnsembleArgs) -> Result<ExitCode> {
+    if !(0.0..=1.0).contains(&args.weight) {
+        anyhow::bail!("--weight must be a number in [0, 1] (see flank ensemble --help)");
+    }
+    if args.net_empties.0.is_empty() {
+        anyhow::bail!("--net-empties: no empties counts given");
+    }
+    flank::train::check_writable(&args.out, "output file")?;
+    let read = |p: &PathBuf| {
+        std::fs::read(p).with_context(|| format!("cannot read weights file {}", p.display()))
+    };
+    let (base, other) = (read(&args.base)?, read(&args.other)?);
+    let empties: Vec<u32> = args.net_empties.0.iter().map(|&e| e as u32).collect();
+    let bytes = flank::weights::ensemble(&base, &other, &empties, args.weight)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    std::fs::write(&args.out, &bytes)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    eprintln!(
+        "ensemble: wrote {} ({} bytes): nets at {empties:?} empties = {:.2} x {} + {:.2} x {}",
+        args.out.display(),
+        bytes.len(),
+        1.0 - args.weight,
+        args.base.display(),
+        args.weight,
+        args.other.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_evalset(args: EvalsetArgs) -> Result<ExitCode> {

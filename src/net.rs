@@ -52,8 +52,9 @@ pub fn slot_empties(slot: usize) -> (u32, u32) {
 
 /// Hidden units of a net unless a training run asks for more (`flank train --net-hidden`).
 pub const HIDDEN: usize = 32;
-/// The widths (hidden units) a net may have: [`HIDDEN`], 64 or 128.
-pub const WIDTHS: [usize; 3] = [32, 64, 128];
+/// The widths (hidden units) a net may have: [`HIDDEN`], 64 or 128 (what `flank train`
+/// trains), or 192 (the average of a 64- and a 128-unit net, [`PhaseNet::average`]).
+pub const WIDTHS: [usize; 4] = [32, 64, 128, 192];
 /// Units per 1.0 of a row value, the hidden bias and a hidden activation.
 pub const ACT_SCALE: i32 = 1024;
 /// Units per 1.0 of an output weight.
@@ -127,6 +128,8 @@ pub enum PhaseNet {
     W64(Net<64>),
     /// 128 hidden units.
     W128(Net<128>),
+    /// 192 hidden units (an average of a 64- and a 128-unit net).
+    W192(Net<192>),
 }
 
 impl PhaseNet {
@@ -136,6 +139,7 @@ impl PhaseNet {
             PhaseNet::W32(_) => 32,
             PhaseNet::W64(_) => 64,
             PhaseNet::W128(_) => 128,
+            PhaseNet::W192(_) => 192,
         }
     }
 
@@ -147,6 +151,7 @@ impl PhaseNet {
             PhaseNet::W32(n) => n.correction(raw),
             PhaseNet::W64(n) => n.correction(raw),
             PhaseNet::W128(n) => n.correction(raw),
+            PhaseNet::W192(n) => n.correction(raw),
         }
     }
 
@@ -169,6 +174,7 @@ impl PhaseNet {
             PhaseNet::W32(n) => go(n, b),
             PhaseNet::W64(n) => go(n, b),
             PhaseNet::W128(n) => go(n, b),
+            PhaseNet::W192(n) => go(n, b),
         }
     }
 
@@ -196,6 +202,94 @@ impl PhaseNet {
             32 => Some(PhaseNet::W32(go::<32>(chunk))),
             64 => Some(PhaseNet::W64(go::<64>(chunk))),
             128 => Some(PhaseNet::W128(go::<128>(chunk))),
+            192 => Some(PhaseNet::W192(go::<192>(chunk))),
+            _ => None,
+        }
+    }
+}
+
+impl PhaseNet {
+    /// The ensemble of two nets as one net: `(1 - w)` × `self`'s correction + `w` ×
+    /// `other`'s, exactly (up to rounding the scaled output weights and bias to fixed point),
+    /// since a net's correction is a sum over its hidden units: the hidden units of both side
+    /// by side (rows and hidden bias unchanged), the output weights and bias scaled. `w` in
+    /// [0, 1]. `None` unless the widths add up to one of the [`WIDTHS`] (64 + 128 = 192).
+    /// Averaging independently trained nets cuts the variance of their errors (a standard
+    /// ensemble; docs/eval.md, "An ensemble at 5 empties").
+    pub fn average(&self, other: &PhaseNet, w: f64) -> Option<PhaseNet> {
+        let (a, b) = (self.unpack(), other.unpack());
+        let hidden = a.hidden + b.hidden;
+        if !WIDTHS.contains(&hidden) || !(0.0..=1.0).contains(&w) {
+            return None;
+        }
+        let scale = |v: i16, k: f64| (v as f64 * k).round().clamp(-32767.0, 32767.0) as i16;
+        let mut rows = Vec::with_capacity(hidden * LAYOUT.compact_len);
+        for f in 0..LAYOUT.compact_len {
+            rows.extend_from_slice(&a.rows[f * a.hidden..(f + 1) * a.hidden]);
+            rows.extend_from_slice(&b.rows[f * b.hidden..(f + 1) * b.hidden]);
+        }
+        let joined = Unpacked {
+            hidden,
+            rows,
+            bias: a.bias.iter().chain(&b.bias).copied().collect(),
+            out: (a.out.iter().map(|&v| scale(v, 1.0 - w)))
+                .chain(b.out.iter().map(|&v| scale(v, w)))
+                .collect(),
+            out_bias: (a.out_bias as f64 * (1.0 - w) + b.out_bias as f64 * w).round() as i32,
+        };
+        joined.pack()
+    }
+
+    /// Its values, width-free.
+    fn unpack(&self) -> Unpacked {
+        fn go<const H: usize>(n: &Net<H>) -> Unpacked {
+            Unpacked {
+                hidden: H,
+                rows: n.rows.iter().flat_map(|r| r.0).collect(),
+                bias: n.bias.to_vec(),
+                out: n.out.to_vec(),
+                out_bias: n.out_bias,
+            }
+        }
+        match self {
+            PhaseNet::W32(n) => go(n),
+            PhaseNet::W64(n) => go(n),
+            PhaseNet::W128(n) => go(n),
+            PhaseNet::W192(n) => go(n),
+        }
+    }
+}
+
+/// A quantised net's values without its width in the type: rows feature-major (`hidden`
+/// values per compact feature id), fixed point as in [`Net`].
+struct Unpacked {
+    hidden: usize,
+    rows: Vec<i16>,
+    bias: Vec<i16>,
+    out: Vec<i16>,
+    out_bias: i32,
+}
+
+impl Unpacked {
+    /// The [`PhaseNet`] of its width, if that is one of the [`WIDTHS`].
+    fn pack(&self) -> Option<PhaseNet> {
+        fn go<const H: usize>(u: &Unpacked) -> Net<H> {
+            Net {
+                rows: u
+                    .rows
+                    .chunks_exact(H)
+                    .map(|r| Row(std::array::from_fn(|k| r[k])))
+                    .collect(),
+                bias: std::array::from_fn(|k| u.bias[k]),
+                out: std::array::from_fn(|k| u.out[k]),
+                out_bias: u.out_bias,
+            }
+        }
+        match self.hidden {
+            32 => Some(PhaseNet::W32(go::<32>(self))),
+            64 => Some(PhaseNet::W64(go::<64>(self))),
+            128 => Some(PhaseNet::W128(go::<128>(self))),
+            192 => Some(PhaseNet::W192(go::<192>(self))),
             _ => None,
         }
     }
@@ -257,6 +351,7 @@ impl FloatNet {
             32 => Some(PhaseNet::W32(go::<32>(self))),
             64 => Some(PhaseNet::W64(go::<64>(self))),
             128 => Some(PhaseNet::W128(go::<128>(self))),
+            192 => Some(PhaseNet::W192(go::<192>(self))),
             _ => None,
         }
     }
@@ -485,5 +580,40 @@ mod tests {
         let mut want = Nets::none();
         want.set(3, net);
         assert_eq!(Nets::from_bytes(&b), Ok(want));
+    }
+
+    /// The averaged net's correction is the weighted mean of the two nets' corrections,
+    /// within the rounding of the scaled output weights (1/1024 per unit and activation).
+    #[test]
+    fn averaged_net_is_the_mean_of_its_two_nets() {
+        let a = float_net(11, 64).quantise().unwrap();
+        let b = float_net(12, 128).quantise().unwrap();
+        for w in [0.5, 0.25, 1.0] {
+            let m = a.average(&b, w).expect("64 + 128 = 192");
+            assert_eq!(m.hidden(), 192);
+            let mut bd = Board::start();
+            for step in 0..30 {
+                let mv = bd.legal_moves().nth(step % 2);
+                if let Some(mv) = mv {
+                    bd = bd.make_move(mv);
+                }
+                let mut raw = [0; FEATURES_PER_POSITION];
+                raw_indices(&bd, &mut raw);
+                let want = (1.0 - w) * a.correction(&raw) as f64 + w * b.correction(&raw) as f64;
+                let got = m.correction(&raw) as f64;
+                assert!(
+                    (want - got).abs() <= 2.0,
+                    "w {w}: {want} vs {got} at {bd:?}"
+                );
+            }
+            // It survives the file format.
+            let mut nets = Nets::none();
+            nets.set(empties_slot(5), m.clone());
+            assert_eq!(Nets::from_bytes(&nets.to_bytes()), Ok(nets));
+        }
+        // Widths that add up to no known width, and weights outside [0, 1], are refused.
+        let c = float_net(13, 32).quantise().unwrap();
+        assert!(c.average(&b, 0.5).is_none());
+        assert!(a.average(&b, 1.5).is_none());
     }
 }

@@ -243,6 +243,32 @@ pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
     Ok((weights, nets))
 }
 
+/// The weights file `base` with the net at each empties count in `empties` replaced by the
+/// ensemble of `base`'s and `other`'s nets there ([`crate::net::PhaseNet::average`]:
+/// `(1 - w)` × base's correction + `w` × other's); everything else is `base`'s. Errors: a
+/// file that does not decode, a count where either file has no net of its own, widths that
+/// add up to no known width (64 + 128 = 192 do), `w` outside [0, 1].
+pub fn ensemble(base: &[u8], other: &[u8], empties: &[u32], w: f64) -> Result<Vec<u8>, String> {
+    let (weights, mut nets) = decode(base).map_err(|e| format!("base: {e}"))?;
+    let (_, other_nets) = decode(other).map_err(|e| format!("other: {e}"))?;
+    for &e in empties {
+        let slot = crate::net::empties_slot(e.min(60));
+        let (Some(a), Some(b)) = (nets.get(slot), other_nets.get(slot)) else {
+            return Err(format!("both files need a net of their own at {e} empties"));
+        };
+        let m = a.average(b, w).ok_or_else(|| {
+            format!(
+                "cannot average a {}-unit and a {}-unit net at {e} empties (the widths must add up to one of {:?}, and the weight be in [0, 1])",
+                a.hidden(),
+                b.hidden(),
+                crate::net::WIDTHS
+            )
+        })?;
+        nets.set(slot, m);
+    }
+    Ok(encode(&weights, &nets))
+}
+
 /// Decodes a weights file into an evaluator.
 pub fn evaluator_from_bytes(bytes: &[u8]) -> Result<PatternEval, WeightsError> {
     let (w, nets) = decode(bytes)?;
@@ -402,5 +428,41 @@ mod tests {
     #[test]
     fn embedded_weights_decode() {
         assert!(evaluator_from_bytes(EMBEDDED).is_ok());
+    }
+
+    /// `ensemble` keeps the base's linear weights and other nets and joins the nets at the
+    /// listed counts; files without a net there, or widths that do not add up, are refused.
+    #[test]
+    fn ensemble_joins_the_nets_at_the_listed_counts() {
+        use crate::net::{Net, PhaseNet, empties_slot};
+        fn net<const H: usize>(v: i16) -> Net<H> {
+            let mut n = Net::<H>::zero();
+            n.rows[3].0[1] = v;
+            n.out[1] = 2 * v;
+            n.out_bias = 1000 * v as i32;
+            n
+        }
+        let n = NUM_PHASES * LAYOUT.compact_len;
+        let w: Vec<i16> = (0..n).map(|i| (i % 89) as i16 - 44).collect();
+        let mut base_nets = Nets::none();
+        base_nets.set(empties_slot(4), PhaseNet::W32(net::<32>(5)));
+        base_nets.set(empties_slot(5), PhaseNet::W64(net::<64>(7)));
+        let mut other_nets = Nets::none();
+        other_nets.set(empties_slot(5), PhaseNet::W128(net::<128>(9)));
+        let base = encode(&w, &base_nets);
+        let other = encode(&vec![0; n], &other_nets);
+        let (w2, nets) = decode(&ensemble(&base, &other, &[5], 0.5).unwrap()).unwrap();
+        assert_eq!(w2, w);
+        assert_eq!(nets.slot_list(), base_nets.slot_list());
+        assert_eq!(nets.get(empties_slot(4)), base_nets.get(empties_slot(4)));
+        let want = base_nets
+            .get(empties_slot(5))
+            .unwrap()
+            .average(other_nets.get(empties_slot(5)).unwrap(), 0.5);
+        assert_eq!(nets.get(empties_slot(5)), want.as_ref());
+        assert_eq!(want.map(|m| m.hidden()), Some(192));
+        let err = ensemble(&base, &other, &[4], 0.5).unwrap_err();
+        assert!(err.contains("at 4 empties"), "{err}");
+        assert!(ensemble(&base, &base[..20], &[5], 0.5).is_err());
     }
 }

@@ -157,3 +157,46 @@ fn depth_mode_is_judged_only_against_a_move_list() {
     );
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+fn ensemble_errors_are_one_line() {
+    let out = std::env::temp_dir().join("flank-cli-ensemble-test.bin");
+    let out = out.to_str().unwrap();
+    for (args, reason) in [
+        (
+            vec![
+                "ensemble",
+                "/nonexistent/a.bin",
+                "/nonexistent/b.bin",
+                "--out",
+                out,
+            ],
+            "cannot read weights file /nonexistent/a.bin",
+        ),
+        (
+            vec![
+                "ensemble", "a.bin", "b.bin", "--weight", "-0.5", "--out", out,
+            ],
+            "--weight must be a number in [0, 1]",
+        ),
+        (
+            vec![
+                "ensemble",
+                "a.bin",
+                "b.bin",
+                "--net-empties",
+                "61",
+                "--out",
+                out,
+            ],
+            "invalid value '61' for '--net-empties <EMPTIES>'",
+        ),
+    ] {
+        let (code, stdout, err) = flank(&args, "");
+        assert_eq!(code, 2, "{args:?}");
+        assert_eq!(stdout, "");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(reason), "{args:?}: {err}");
+    }
+    assert!(!std::path::Path::new(out).exists());
+}
