@@ -337,20 +337,7 @@ fn parse_list(s: &str, max: usize, what: &str) -> Result<NumberList, String> {
         return Ok(NumberList(Vec::new()));
     }
     let mut out = Vec::new();
-    for part in s.split(',') {
-        let num = |t: &str| -> Result<usize, String> {
-            match t.trim().parse::<usize>() {
-                Ok(v) if v <= max => Ok(v),
-                _ => Err(format!("'{t}' is not {what} (0-{max}, or none)")),
-            }
-        };
-        let (a, b) = match part.split_once('-') {
-            Some((a, b)) => (num(a)?, num(b)?),
-            None => (num(part)?, num(part)?),
-        };
-        if a > b {
-            return Err(format!("empty range '{part}'"));
-        }
+    for (a, b) in parse_ranges(s, &format!("{what} (0-{max}, or none)"), max)? {
         for p in a..=b {
             if !out.contains(&p) {
                 out.push(p);
@@ -360,18 +347,16 @@ fn parse_list(s: &str, max: usize, what: &str) -> Result<NumberList, String> {
     Ok(NumberList(out))
 }
 
-/// Inclusive ranges of position numbers, from `--positions`.
-#[derive(Clone, Debug)]
-struct IdRanges(Vec<(usize, usize)>);
-
-/// Parses `--positions`: comma-separated numbers and ranges (`40-44`, `3,7,10-12`).
-fn parse_id_ranges(s: &str) -> Result<IdRanges, String> {
+/// Comma-separated numbers 0..=`max` and inclusive ranges (`4,5`, `2-9`) as ranges; `what`
+/// says what a number should be in errors.
+fn parse_ranges(s: &str, what: &str, max: usize) -> Result<Vec<(usize, usize)>, String> {
     let mut out = Vec::new();
     for part in s.split(',') {
         let num = |t: &str| -> Result<usize, String> {
-            t.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("'{t}' is not a position number (e.g. 40-44 or 3,7)"))
+            match t.trim().parse::<usize>() {
+                Ok(v) if v <= max => Ok(v),
+                _ => Err(format!("'{t}' is not {what}")),
+            }
         };
         let (a, b) = match part.split_once('-') {
             Some((a, b)) => (num(a)?, num(b)?),
@@ -382,7 +367,16 @@ fn parse_id_ranges(s: &str) -> Result<IdRanges, String> {
         }
         out.push((a, b));
     }
-    Ok(IdRanges(out))
+    Ok(out)
+}
+
+/// Inclusive ranges of position numbers, from `--positions`.
+#[derive(Clone, Debug)]
+struct IdRanges(Vec<(usize, usize)>);
+
+/// Parses `--positions`: comma-separated numbers and ranges (`40-44`, `3,7,10-12`).
+fn parse_id_ranges(s: &str) -> Result<IdRanges, String> {
+    parse_ranges(s, "a position number (e.g. 40-44 or 3,7)", usize::MAX).map(IdRanges)
 }
 
 /// Parses `--net-rate`: a positive number up to 1.
