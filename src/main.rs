@@ -18,7 +18,7 @@ use flank::Board;
 use flank::engine::{Engine, EngineConfig};
 use flank::gtp::GtpOptions;
 use flank::perft::{PassRule, perft};
-use flank::solve::{SolveKind, SolveOptions, per_second, run_solve, solve_problems};
+use flank::solve::{SolveKind, SolveOptions, per_second, read_problems, run_solve, solve_problems};
 
 /// flank: an Othello (Reversi) engine speaking GTP, with an exact endgame solver.
 #[derive(Parser, Debug)]
@@ -114,8 +114,8 @@ struct GtpArgs {
     /// the clock or the per-move time still bounds each search).
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=60))]
     depth: Option<u32>,
-    /// Time per move in ms when no clock is set by `time_settings`.
-    #[arg(long, allow_negative_numbers = true, value_parser = parse_whole_number)]
+    /// Time per move in ms when no clock is set by `time_settings` (at most 3600000, an hour).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_move_time)]
     move_time: Option<u64>,
     /// Print search progress (depth, score, nodes, PV) on stderr.
     #[arg(long, short)]
@@ -130,11 +130,27 @@ struct GtpArgs {
     seed: Option<u64>,
 }
 
-/// Parses a whole number >= 0 (a time in ms, a seed), naming what is wrong otherwise.
+/// Parses a whole number >= 0 (a seed), naming what is wrong otherwise.
 fn parse_whole_number(s: &str) -> Result<u64, String> {
-    s.trim()
-        .parse::<u64>()
-        .map_err(|_| format!("expected a whole number >= 0, got '{s}'"))
+    use std::num::IntErrorKind;
+    s.trim().parse::<u64>().map_err(|e| match e.kind() {
+        IntErrorKind::PosOverflow => format!("'{s}' is too large (at most {})", u64::MAX),
+        _ => format!("expected a whole number >= 0, got '{s}'"),
+    })
+}
+
+/// Parses `--move-time`: whole ms, at most [`flank::timeman::MAX_MOVE_MS`] (an hour, the cap
+/// of every search).
+fn parse_move_time(s: &str) -> Result<u64, String> {
+    let max = flank::timeman::MAX_MOVE_MS;
+    match s.trim().parse::<u64>() {
+        Ok(v) if v <= max => Ok(v),
+        Ok(_) => Err(format!("'{s}' ms is more than an hour (at most {max})")),
+        Err(_) if s.trim().parse::<u128>().is_ok() => {
+            Err(format!("'{s}' ms is more than an hour (at most {max})"))
+        }
+        Err(_) => Err(format!("expected a whole number of ms >= 0, got '{s}'")),
+    }
 }
 
 fn parse_level(s: &str) -> Result<flank::level::Level, String> {
@@ -869,7 +885,8 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
         Some(path) => {
             let f =
                 File::open(PathBuf::from(path)).with_context(|| format!("cannot open {path}"))?;
-            run_solve(BufReader::new(f), &mut out, &mut engine, &opts)?
+            let problems = read_problems(BufReader::new(f))?;
+            solve_problems(&problems, &mut out, &mut engine, &opts)?
         }
     };
     out.flush()?;

@@ -208,31 +208,76 @@ fn wrong_reason(problem: &Problem, kind: SolveKind, rec: &SolveRecord) -> String
 /// error naming its line number (results already written stay written); input without any
 /// position is an error too.
 pub fn run_solve<R: BufRead, W: Write>(
-    mut input: R,
+    input: R,
     out: &mut W,
     engine: &mut Engine,
     opts: &SolveOptions,
 ) -> Result<SolveSummary> {
     let mut batch = Batch::new(out, opts)?;
-    let mut buf = Vec::new();
-    let mut n = 0usize;
-    loop {
-        buf.clear();
-        if input
-            .read_until(b'\n', &mut buf)
-            .context("cannot read input")?
-            == 0
-        {
-            break;
-        }
-        n += 1;
-        let line =
-            std::str::from_utf8(&buf).map_err(|_| anyhow::anyhow!("line {n}: not UTF-8 text"))?;
-        if let Some(p) = parse_problem_line(line).with_context(|| format!("line {n}"))? {
-            batch.solve(engine, &p)?;
-        }
+    for p in ProblemLines::new(input) {
+        batch.solve(engine, &p?)?;
     }
     batch.finish()
+}
+
+/// Reads and parses every problem of `input` before anything is solved (for files: a bad
+/// line at the end is reported before hours of solving, not after). Errors name the line.
+pub fn read_problems<R: BufRead>(input: R) -> Result<Vec<Problem>> {
+    ProblemLines::new(input).collect()
+}
+
+/// The problems of a problem file, line by line (blank and `%` lines skipped); an error
+/// names its 1-based line and ends the iteration.
+struct ProblemLines<R> {
+    input: R,
+    buf: Vec<u8>,
+    line: usize,
+    failed: bool,
+}
+
+impl<R: BufRead> ProblemLines<R> {
+    fn new(input: R) -> Self {
+        ProblemLines {
+            input,
+            buf: Vec::new(),
+            line: 0,
+            failed: false,
+        }
+    }
+
+    fn next_problem(&mut self) -> Result<Option<Problem>> {
+        loop {
+            self.buf.clear();
+            if self
+                .input
+                .read_until(b'\n', &mut self.buf)
+                .context("cannot read input")?
+                == 0
+            {
+                return Ok(None);
+            }
+            self.line += 1;
+            let n = self.line;
+            let line = std::str::from_utf8(&self.buf)
+                .map_err(|_| anyhow::anyhow!("line {n}: not UTF-8 text"))?;
+            if let Some(p) = parse_problem_line(line).with_context(|| format!("line {n}"))? {
+                return Ok(Some(p));
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for ProblemLines<R> {
+    type Item = Result<Problem>;
+
+    fn next(&mut self) -> Option<Result<Problem>> {
+        if self.failed {
+            return None;
+        }
+        let r = self.next_problem().transpose();
+        self.failed = matches!(r, Some(Err(_)));
+        r
+    }
 }
 
 /// Solves already parsed problems; see [`run_solve`].
@@ -361,6 +406,12 @@ impl<'a, W: Write> Batch<'a, W> {
             anyhow::bail!(
                 "none of the {} positions in the input (numbered {first}-{last}) is selected by --positions",
                 self.seen
+            );
+        }
+        let (first, last) = (self.opts.first_id, self.opts.first_id + self.seen - 1);
+        if self.opts.only.iter().any(|&(a, b)| a < first || b > last) {
+            eprintln!(
+                "flank: note: --positions names numbers the input does not have (it has {first}-{last})"
             );
         }
         if let Some(sp) = self.spinner.take() {

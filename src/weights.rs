@@ -249,6 +249,9 @@ pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
 /// file that does not decode, a count where either file has no net of its own, widths that
 /// add up to no known width (64 + 128 = 192 do), `w` outside [0, 1].
 pub fn ensemble(base: &[u8], other: &[u8], empties: &[u32], w: f64) -> Result<Vec<u8>, String> {
+    if !(0.0..=1.0).contains(&w) {
+        return Err(format!("the weight {w} is not in [0, 1]"));
+    }
     let (weights, mut nets) = decode(base).map_err(|e| format!("base: {e}"))?;
     let (_, other_nets) = decode(other).map_err(|e| format!("other: {e}"))?;
     for &e in empties {
@@ -258,7 +261,7 @@ pub fn ensemble(base: &[u8], other: &[u8], empties: &[u32], w: f64) -> Result<Ve
         };
         let m = a.average(b, w).ok_or_else(|| {
             format!(
-                "cannot average a {}-unit and a {}-unit net at {e} empties (the widths must add up to one of {:?}, and the weight be in [0, 1])",
+                "cannot average a {}-unit and a {}-unit net at {e} empties (the widths must add up to one of {:?}: a 64- and a 128-unit net)",
                 a.hidden(),
                 b.hidden(),
                 crate::net::WIDTHS

@@ -200,3 +200,31 @@ fn ensemble_errors_are_one_line() {
     }
     assert!(!std::path::Path::new(out).exists());
 }
+
+#[test]
+fn a_bad_line_in_a_file_stops_the_run_before_any_solve() {
+    let path = std::env::temp_dir().join(format!("flank-cli-badline-{}.txt", std::process::id()));
+    let good = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X";
+    std::fs::write(&path, format!("{good}\n{good}\njunk\n")).unwrap();
+    let (code, out, err) = flank(&["solve", "--threads", "1", path.to_str().unwrap()], "");
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(code, 2);
+    assert_eq!(out, "", "nothing is solved before the file is checked");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("line 3: bad board cell 'j'"), "{err}");
+}
+
+#[test]
+fn move_time_is_capped_at_an_hour() {
+    for t in ["3600001", "99999999999999999999999"] {
+        let (code, out, err) = flank(&["gtp", "--move-time", t], "");
+        assert_eq!(code, 2);
+        assert_eq!(out, "");
+        assert!(
+            err.contains("ms is more than an hour (at most 3600000)"),
+            "{err}"
+        );
+    }
+    let (code, out, _) = flank(&["gtp", "--move-time", "3600000"], "quit\n");
+    assert_eq!((code, out.as_str()), (0, "=\n\n"));
+}

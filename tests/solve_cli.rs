@@ -125,6 +125,14 @@ fn positions_selects_by_number_and_keeps_the_numbering() {
         let expected: i64 = line.rsplit(' ').next().unwrap().parse().unwrap();
         assert_eq!(rec["score"], expected, "{line}");
     }
+    // Numbers beyond the input get a note; what exists is solved.
+    let (code, out, err) = flank(&["solve", "--json", "--positions", "12-15", "-"], &input);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 1);
+    assert!(
+        err.contains("--positions names numbers the input does not have (it has 1-12)"),
+        "{err}"
+    );
     // A selection that matches nothing is an error naming the numbers the input has.
     let (code, out, err) = flank(&["solve", "--positions", "40-44", "-"], &input);
     assert_eq!(code, 2);
