@@ -256,6 +256,16 @@ pub fn parse_board_string(s: &str) -> Result<Position, ParseError> {
     let rest = rest.trim_start();
     let (side_text, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     if side_text.is_empty() {
+        // "<63 cells> X": the side letter standing apart after compactly written cells was
+        // read as the 64th cell; the string is a cell short, not missing its side.
+        let tokens: Vec<&str> = s.split_whitespace().collect();
+        if let [.., cells, side] = tokens[..]
+            && cells.chars().count() > 1
+            && side.chars().count() == 1
+            && parse_side(side).is_ok()
+        {
+            return Err(ParseError::TooFewCells(63));
+        }
         return Err(ParseError::MissingSide);
     }
     let side = parse_side(side_text).map_err(|e| {
@@ -484,6 +494,10 @@ mod tests {
         assert_eq!(parse_board_string("XXXXO"), Err(ParseError::TooFewCells(5)));
         let no_side = "-".repeat(64);
         assert_eq!(parse_board_string(&no_side), Err(ParseError::MissingSide));
+        let short = format!("{} X", "-".repeat(63));
+        assert_eq!(parse_board_string(&short), Err(ParseError::TooFewCells(63)));
+        let spaced = vec!["-"; 64].join(" ");
+        assert_eq!(parse_board_string(&spaced), Err(ParseError::MissingSide));
         let bad_side = format!("{} Q", "-".repeat(64));
         assert_eq!(
             parse_board_string(&bad_side),
