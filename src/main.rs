@@ -143,12 +143,9 @@ fn parse_whole_number(s: &str) -> Result<u64, String> {
 /// of every search).
 fn parse_move_time(s: &str) -> Result<u64, String> {
     let max = flank::timeman::MAX_MOVE_MS;
-    match s.trim().parse::<u64>() {
-        Ok(v) if v <= max => Ok(v),
+    match s.trim().parse::<u128>() {
+        Ok(v) if v <= u128::from(max) => Ok(v as u64),
         Ok(_) => Err(format!("'{s}' ms is more than an hour (at most {max})")),
-        Err(_) if s.trim().parse::<u128>().is_ok() => {
-            Err(format!("'{s}' ms is more than an hour (at most {max})"))
-        }
         Err(_) => Err(format!("expected a whole number of ms >= 0, got '{s}'")),
     }
 }

@@ -227,12 +227,11 @@ pub fn read_problems<R: BufRead>(input: R) -> Result<Vec<Problem>> {
 }
 
 /// The problems of a problem file, line by line (blank and `%` lines skipped); an error
-/// names its 1-based line and ends the iteration.
+/// names its 1-based line (its callers stop at the first).
 struct ProblemLines<R> {
     input: R,
     buf: Vec<u8>,
     line: usize,
-    failed: bool,
 }
 
 impl<R: BufRead> ProblemLines<R> {
@@ -241,7 +240,6 @@ impl<R: BufRead> ProblemLines<R> {
             input,
             buf: Vec::new(),
             line: 0,
-            failed: false,
         }
     }
 
@@ -271,12 +269,7 @@ impl<R: BufRead> Iterator for ProblemLines<R> {
     type Item = Result<Problem>;
 
     fn next(&mut self) -> Option<Result<Problem>> {
-        if self.failed {
-            return None;
-        }
-        let r = self.next_problem().transpose();
-        self.failed = matches!(r, Some(Err(_)));
-        r
+        self.next_problem().transpose()
     }
 }
 
@@ -401,14 +394,13 @@ impl<'a, W: Write> Batch<'a, W> {
         if self.seen == 0 {
             anyhow::bail!("no positions in the input");
         }
+        let (first, last) = (self.opts.first_id, self.opts.first_id + self.seen - 1);
         if self.summary.positions == 0 {
-            let (first, last) = (self.opts.first_id, self.opts.first_id + self.seen - 1);
             anyhow::bail!(
                 "none of the {} positions in the input (numbered {first}-{last}) is selected by --positions",
                 self.seen
             );
         }
-        let (first, last) = (self.opts.first_id, self.opts.first_id + self.seen - 1);
         if self.opts.only.iter().any(|&(a, b)| a < first || b > last) {
             eprintln!(
                 "flank: note: --positions names numbers the input does not have (it has {first}-{last})"
