@@ -328,10 +328,6 @@ struct TrainArgs {
     /// SGD learning rate of the residual nets at the start, in (0, 1] (default 0.001).
     #[arg(long, allow_negative_numbers = true, value_parser = parse_rate)]
     net_rate: Option<f32>,
-    /// The nets this run trains also read the empty-square features: for each empty square,
-    /// how many discs each side would flip there (bucketed 0, 1-2, 3-5, 6+)
-    #[arg(long)]
-    net_square_features: bool,
 }
 
 /// The numbers of `--net-phases` or `--net-empties`.
@@ -796,7 +792,6 @@ fn run_train(args: TrainArgs) -> Result<ExitCode> {
     if let Some(r) = args.net_rate {
         opts.net_rate = r;
     }
-    opts.net_squares = args.net_square_features;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0) as usize)
         .build()

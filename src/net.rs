@@ -18,7 +18,6 @@
 //! weights in 1/[`OUT_SCALE`], the output bias in 1/([`ACT_SCALE`]·[`OUT_SCALE`]) discs; the
 //! correction is returned in 1/[`SCALE`] discs like the linear sum.
 
-use crate::board::Board;
 use crate::pattern::{FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, SCALE, phase};
 
 /// Net slots: slot `p` < [`NUM_PHASES`] holds the net of phase `p` (all its empties), slot
@@ -61,43 +60,6 @@ pub const ACT_SCALE: i32 = 1024;
 /// Units per 1.0 of an output weight.
 pub const OUT_SCALE: i32 = 1024;
 
-/// Ids of the empty-square features ([`square_features`]): 16 per square.
-pub const SQUARE_FEATURES: usize = 64 * 16;
-
-/// The flip-count bucket of a square feature: 0 (illegal), 1 (1-2 discs), 2 (3-5), 3 (6+).
-#[inline(always)]
-fn flip_bucket(n: u32) -> u32 {
-    match n {
-        0 => 0,
-        1..=2 => 1,
-        3..=5 => 2,
-        _ => 3,
-    }
-}
-
-/// Writes the empty-square feature ids of `b` (each below [`SQUARE_FEATURES`]) into `out`
-/// and returns their count (the empties): for each empty square `s`, the id
-/// `16·s + 4·bucket(flips of the side to move at s) + bucket(flips of the opponent at s)`,
-/// flips bucketed as 0 (illegal), 1–2, 3–5, 6+ discs. They tell a net which empties each
-/// side can still play and how much each would gain, which near the end (5 empties) decides
-/// the moves, the passes and the parity, and which the pattern features see only line by line
-/// (the quadrant features of [`crate::pattern`] only say whether a side can play in a
-/// quadrant). Only nets that have square rows ([`Net::squares`]) read them.
-pub fn square_features(b: &Board, out: &mut [u32; 64]) -> usize {
-    let (p, o) = (b.player, b.opponent);
-    let mut e = b.empty();
-    let mut k = 0;
-    while e != 0 {
-        let x = e.trailing_zeros();
-        e &= e - 1;
-        let mine = crate::endgame::flips(p, o, x).count_ones();
-        let theirs = crate::endgame::flips(o, p, x).count_ones();
-        out[k] = 16 * x + 4 * flip_bucket(mine) + flip_bucket(theirs);
-        k += 1;
-    }
-    k
-}
-
 /// One row of the first layer, `H` values (aligned to a 64-byte cache line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
@@ -108,9 +70,6 @@ pub struct Row<const H: usize>(pub [i16; H]);
 pub struct Net<const H: usize> {
     /// One row per compact feature id ([`crate::pattern::Layout::compact_len`] rows).
     pub rows: Vec<Row<H>>,
-    /// One row per empty-square feature id ([`SQUARE_FEATURES`] rows, [`square_features`]),
-    /// or empty: the net does not read them.
-    pub squares: Vec<Row<H>>,
     /// Hidden bias, 1/[`ACT_SCALE`].
     pub bias: [i16; H],
     /// Output weights, 1/[`OUT_SCALE`].
@@ -127,24 +86,16 @@ impl<const H: usize> Net<H> {
     pub fn zero() -> Net<H> {
         Net {
             rows: vec![Row([0; H]); LAYOUT.compact_len],
-            squares: Vec::new(),
             bias: [0; H],
             out: [0; H],
             out_bias: 0,
         }
     }
 
-    /// The same net with zero square rows (it reads the empty-square features, which add
-    /// nothing until trained).
-    pub fn with_squares(mut self) -> Net<H> {
-        self.squares = vec![Row([0; H]); SQUARE_FEATURES];
-        self
-    }
-
-    /// The correction in 1/[`SCALE`] discs for the raw pattern indices `raw` of `b` (as
+    /// The correction in 1/[`SCALE`] discs for the raw pattern indices `raw` (as
     /// [`crate::pattern::raw_indices`] writes them).
     #[inline]
-    pub fn correction(&self, b: &Board, raw: &[u32; FEATURES_PER_POSITION]) -> i32 {
+    pub fn correction(&self, raw: &[u32; FEATURES_PER_POSITION]) -> i32 {
         let map = &LAYOUT.raw_to_compact;
         let mut h = [0i32; H];
         for (a, &b) in h.iter_mut().zip(&self.bias) {
@@ -154,16 +105,6 @@ impl<const H: usize> Net<H> {
             let row = &self.rows[map[i as usize] as usize].0;
             for (a, &b) in h.iter_mut().zip(row) {
                 *a += b as i32;
-            }
-        }
-        if !self.squares.is_empty() {
-            let mut ids = [0u32; 64];
-            let k = square_features(b, &mut ids);
-            for &i in &ids[..k] {
-                let row = &self.squares[i as usize].0;
-                for (a, &b) in h.iter_mut().zip(row) {
-                    *a += b as i32;
-                }
             }
         }
         let mut y = self.out_bias as i64;
@@ -202,43 +143,30 @@ impl PhaseNet {
         }
     }
 
-    /// True if the net reads the empty-square features ([`square_features`]).
-    pub fn has_squares(&self) -> bool {
-        match self {
-            PhaseNet::W32(n) => !n.squares.is_empty(),
-            PhaseNet::W64(n) => !n.squares.is_empty(),
-            PhaseNet::W128(n) => !n.squares.is_empty(),
-            PhaseNet::W192(n) => !n.squares.is_empty(),
-        }
-    }
-
-    /// The correction in 1/[`SCALE`] discs for the raw pattern indices `raw` of `b` (as
+    /// The correction in 1/[`SCALE`] discs for the raw pattern indices `raw` (as
     /// [`crate::pattern::raw_indices`] writes them).
     #[inline]
-    pub fn correction(&self, b: &Board, raw: &[u32; FEATURES_PER_POSITION]) -> i32 {
+    pub fn correction(&self, raw: &[u32; FEATURES_PER_POSITION]) -> i32 {
         match self {
-            PhaseNet::W32(n) => n.correction(b, raw),
-            PhaseNet::W64(n) => n.correction(b, raw),
-            PhaseNet::W128(n) => n.correction(b, raw),
-            PhaseNet::W192(n) => n.correction(b, raw),
+            PhaseNet::W32(n) => n.correction(raw),
+            PhaseNet::W64(n) => n.correction(raw),
+            PhaseNet::W128(n) => n.correction(raw),
+            PhaseNet::W192(n) => n.correction(raw),
         }
     }
 
     /// Appends the net's values in file order: `i32` output bias, hidden bias and output
     /// weights (`i16` each), then the rows as `i16`, unit-major (all features' values for
-    /// unit 0, then unit 1, …: mostly zeros, which compress well), then the square rows the
-    /// same way if it has them.
+    /// unit 0, then unit 1, …: mostly zeros, which compress well).
     fn write(&self, b: &mut Vec<u8>) {
         fn go<const H: usize>(n: &Net<H>, b: &mut Vec<u8>) {
             b.extend_from_slice(&n.out_bias.to_le_bytes());
             for v in n.bias.iter().chain(&n.out) {
                 b.extend_from_slice(&v.to_le_bytes());
             }
-            for rows in [&n.rows, &n.squares] {
-                for k in 0..H {
-                    for r in rows {
-                        b.extend_from_slice(&r.0[k].to_le_bytes());
-                    }
+            for k in 0..H {
+                for r in &n.rows {
+                    b.extend_from_slice(&r.0[k].to_le_bytes());
                 }
             }
         }
@@ -250,37 +178,31 @@ impl PhaseNet {
         }
     }
 
-    /// Reads what [`PhaseNet::write`] wrote for `hidden` units, with square rows if
-    /// `squares`, from `chunk` (exactly [`Nets::net_bytes`]`(hidden, squares)` bytes).
-    fn read(chunk: &[u8], hidden: usize, squares: bool) -> Option<PhaseNet> {
-        fn go<const H: usize>(chunk: &[u8], squares: bool) -> Net<H> {
+    /// Reads what [`PhaseNet::write`] wrote for `hidden` units from `chunk` (exactly
+    /// [`Nets::net_bytes`]`(hidden)` bytes).
+    fn read(chunk: &[u8], hidden: usize) -> Option<PhaseNet> {
+        fn go<const H: usize>(chunk: &[u8]) -> Net<H> {
             let i16_at = |k: usize| i16::from_le_bytes([chunk[k], chunk[k + 1]]);
+            let n = LAYOUT.compact_len;
             let mut net = Net::<H>::zero();
-            if squares {
-                net = net.with_squares();
-            }
             net.out_bias = i32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
             for k in 0..H {
                 net.bias[k] = i16_at(4 + 2 * k);
                 net.out[k] = i16_at(4 + 2 * H + 2 * k);
             }
-            let mut base = 4 + 4 * H;
-            for rows in [&mut net.rows, &mut net.squares] {
-                let n = rows.len();
-                for k in 0..H {
-                    for (f, r) in rows.iter_mut().enumerate() {
-                        r.0[k] = i16_at(base + 2 * (k * n + f));
-                    }
+            let base = 4 + 4 * H;
+            for k in 0..H {
+                for (f, r) in net.rows.iter_mut().enumerate() {
+                    r.0[k] = i16_at(base + 2 * (k * n + f));
                 }
-                base += 2 * H * n;
             }
             net
         }
         match hidden {
-            32 => Some(PhaseNet::W32(go::<32>(chunk, squares))),
-            64 => Some(PhaseNet::W64(go::<64>(chunk, squares))),
-            128 => Some(PhaseNet::W128(go::<128>(chunk, squares))),
-            192 => Some(PhaseNet::W192(go::<192>(chunk, squares))),
+            32 => Some(PhaseNet::W32(go::<32>(chunk))),
+            64 => Some(PhaseNet::W64(go::<64>(chunk))),
+            128 => Some(PhaseNet::W128(go::<128>(chunk))),
+            192 => Some(PhaseNet::W192(go::<192>(chunk))),
             _ => None,
         }
     }
@@ -306,22 +228,9 @@ impl PhaseNet {
             rows.extend_from_slice(&a.rows[f * a.hidden..(f + 1) * a.hidden]);
             rows.extend_from_slice(&b.rows[f * b.hidden..(f + 1) * b.hidden]);
         }
-        // Square rows if either net reads them (zeros for the one that does not).
-        let mut squares = Vec::new();
-        if !a.squares.is_empty() || !b.squares.is_empty() {
-            for f in 0..SQUARE_FEATURES {
-                for u in [&a, &b] {
-                    match u.squares.get(f * u.hidden..(f + 1) * u.hidden) {
-                        Some(r) => squares.extend_from_slice(r),
-                        None => squares.extend(std::iter::repeat_n(0, u.hidden)),
-                    }
-                }
-            }
-        }
         let joined = Unpacked {
             hidden,
             rows,
-            squares,
             bias: a.bias.iter().chain(&b.bias).copied().collect(),
             out: (a.out.iter().map(|&v| scale(v, 1.0 - w)))
                 .chain(b.out.iter().map(|&v| scale(v, w)))
@@ -337,7 +246,6 @@ impl PhaseNet {
             Unpacked {
                 hidden: H,
                 rows: n.rows.iter().flat_map(|r| r.0).collect(),
-                squares: n.squares.iter().flat_map(|r| r.0).collect(),
                 bias: n.bias.to_vec(),
                 out: n.out.to_vec(),
                 out_bias: n.out_bias,
@@ -353,12 +261,10 @@ impl PhaseNet {
 }
 
 /// A quantised net's values without its width in the type: rows feature-major (`hidden`
-/// values per compact feature id), square rows the same way (or empty), fixed point as in
-/// [`Net`].
+/// values per compact feature id), fixed point as in [`Net`].
 struct Unpacked {
     hidden: usize,
     rows: Vec<i16>,
-    squares: Vec<i16>,
     bias: Vec<i16>,
     out: Vec<i16>,
     out_bias: i32,
@@ -368,14 +274,12 @@ impl Unpacked {
     /// The [`PhaseNet`] of its width, if that is one of the [`WIDTHS`].
     fn pack(&self) -> Option<PhaseNet> {
         fn go<const H: usize>(u: &Unpacked) -> Net<H> {
-            let rows = |v: &[i16]| -> Vec<Row<H>> {
-                v.chunks_exact(H)
-                    .map(|r| Row(std::array::from_fn(|k| r[k])))
-                    .collect()
-            };
             Net {
-                rows: rows(&u.rows),
-                squares: rows(&u.squares),
+                rows: u
+                    .rows
+                    .chunks_exact(H)
+                    .map(|r| Row(std::array::from_fn(|k| r[k])))
+                    .collect(),
                 bias: std::array::from_fn(|k| u.bias[k]),
                 out: std::array::from_fn(|k| u.out[k]),
                 out_bias: u.out_bias,
@@ -397,9 +301,7 @@ impl Unpacked {
 pub struct FloatNet {
     /// Hidden units.
     pub hidden: usize,
-    /// `compact_len × hidden` row values, feature-major; with the empty-square features
-    /// ([`square_features`]) `(compact_len + SQUARE_FEATURES) × hidden`, their rows after
-    /// the pattern rows (id `compact_len + square feature id`).
+    /// `compact_len × hidden` row values, feature-major.
     pub rows: Vec<f32>,
     /// Hidden bias (`hidden` values).
     pub bias: Vec<f32>,
@@ -410,15 +312,9 @@ pub struct FloatNet {
 }
 
 impl FloatNet {
-    /// True if its rows include the empty-square features.
-    pub fn has_squares(&self) -> bool {
-        self.rows.len() == (LAYOUT.compact_len + SQUARE_FEATURES) * self.hidden
-    }
-
-    /// The correction in discs for the feature ids `ids` (compact pattern ids, then square
-    /// feature ids offset by `compact_len` if the net has them: the training forward pass),
+    /// The correction in discs for the compact feature ids `ids` (the training forward pass),
     /// and the hidden pre-activations written to `h` (`hidden` values).
-    pub fn forward(&self, ids: &[u32], h: &mut [f32]) -> f32 {
+    pub fn forward(&self, ids: &[u32; FEATURES_PER_POSITION], h: &mut [f32]) -> f32 {
         let w = self.hidden;
         h.copy_from_slice(&self.bias);
         for &id in ids {
@@ -439,15 +335,12 @@ impl FloatNet {
     pub fn quantise(&self) -> Option<PhaseNet> {
         fn go<const H: usize>(f: &FloatNet) -> Net<H> {
             let q = |x: f32, s: i32| (x * s as f32).round().clamp(-32767.0, 32767.0) as i16;
-            let mut rows: Vec<Row<H>> = f
-                .rows
-                .chunks_exact(H)
-                .map(|r| Row(std::array::from_fn(|k| q(r[k], ACT_SCALE))))
-                .collect();
-            let squares = rows.split_off(LAYOUT.compact_len.min(rows.len()));
             Net {
-                rows,
-                squares,
+                rows: f
+                    .rows
+                    .chunks_exact(H)
+                    .map(|r| Row(std::array::from_fn(|k| q(r[k], ACT_SCALE))))
+                    .collect(),
                 bias: std::array::from_fn(|k| q(f.bias[k], ACT_SCALE)),
                 out: std::array::from_fn(|k| q(f.out[k], OUT_SCALE)),
                 out_bias: (f.out_bias as f64 * (ACT_SCALE as f64 * OUT_SCALE as f64)).round()
@@ -502,11 +395,10 @@ impl Nets {
         self.slots[slot] = Some(net);
     }
 
-    /// Bytes of one serialised net of `hidden` units (with square rows if `squares`) after
-    /// its slot, width and flags words (output bias, hidden bias, output weights, rows).
-    pub fn net_bytes(hidden: usize, squares: bool) -> usize {
-        let rows = LAYOUT.compact_len + if squares { SQUARE_FEATURES } else { 0 };
-        4 + 4 * hidden + 2 * hidden * rows
+    /// Bytes of one serialised net of `hidden` units after its slot and width words (output
+    /// bias, hidden bias, output weights, rows).
+    pub fn net_bytes(hidden: usize) -> usize {
+        4 + 4 * hidden + 2 * hidden * LAYOUT.compact_len
     }
 
     /// The slots that have a net, in increasing order.
@@ -517,23 +409,19 @@ impl Nets {
     }
 
     /// Serialises the nets (the net section of a weights file, see [`crate::weights`]):
-    /// `u32` 1 (nets of several widths, each with a flags word, follow), `u32` count, then
-    /// per net `u32` slot, `u32` hidden units, `u32` flags (bit 0: it has square rows, see
-    /// [`square_features`]) and its values ([`PhaseNet`]'s file order: `i32` output bias,
-    /// hidden bias and output weights as `i16`, rows as `i16` unit-major, then the square
-    /// rows). Version-3 files start with `u32` 0 and have no flags word (no square rows);
-    /// version-2 files start with `u32` 32 (every net has 32 units) and have no width word
-    /// per net.
+    /// `u32` 0 (nets of several widths follow), `u32` count, then per net `u32` slot, `u32`
+    /// hidden units and its values ([`PhaseNet`]'s file order: `i32` output bias, hidden bias
+    /// and output weights as `i16`, rows as `i16` unit-major). Version-2 files instead start
+    /// with `u32` 32 (every net has 32 units) and have no width word per net.
     pub fn to_bytes(&self) -> Vec<u8> {
         let list = self.slot_list();
         let mut b = Vec::new();
-        b.extend_from_slice(&1u32.to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
         b.extend_from_slice(&(list.len() as u32).to_le_bytes());
         for slot in list {
             let Some(n) = self.get(slot) else { continue };
             b.extend_from_slice(&(slot as u32).to_le_bytes());
             b.extend_from_slice(&(n.hidden() as u32).to_le_bytes());
-            b.extend_from_slice(&u32::from(n.has_squares()).to_le_bytes());
             n.write(&mut b);
         }
         b
@@ -546,12 +434,9 @@ impl Nets {
                 .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
                 .ok_or_else(|| "net section is truncated".to_string())
         };
-        // 1: each net states its width and flags; 0: its width (version 3); 32: every net
-        // has 32 units (version 2).
-        let first = word(0)?;
-        let flags = first == 1;
-        let common = match first {
-            0 | 1 => None,
+        // 0: each net states its width; 32: every net has 32 units (version 2).
+        let common = match word(0)? {
+            0 => None,
             32 => Some(32usize),
             h => {
                 return Err(format!(
@@ -583,19 +468,9 @@ impl Nets {
                     "net has {hidden} hidden units, this flank reads {WIDTHS:?}"
                 ));
             }
-            let squares = if flags {
-                at += 4;
-                match word(at - 4)? {
-                    0 => false,
-                    1 => true,
-                    f => return Err(format!("net has unknown flags {f}")),
-                }
-            } else {
-                false
-            };
-            let len = Nets::net_bytes(hidden, squares);
+            let len = Nets::net_bytes(hidden);
             let chunk = b.get(at..at + len).ok_or("net section is truncated")?;
-            let net = PhaseNet::read(chunk, hidden, squares).ok_or("net has an unknown width")?;
+            let net = PhaseNet::read(chunk, hidden).ok_or("net has an unknown width")?;
             nets.set(slot, net);
             at += len;
         }
@@ -616,12 +491,7 @@ mod tests {
     use crate::pattern::{compact_features, raw_indices};
 
     fn float_net(seed: u32, hidden: usize) -> FloatNet {
-        float_net_sq(seed, hidden, false)
-    }
-
-    /// A random float net, with square rows if `squares`.
-    fn float_net_sq(seed: u32, hidden: usize, squares: bool) -> FloatNet {
-        let n = LAYOUT.compact_len + if squares { SQUARE_FEATURES } else { 0 };
+        let n = LAYOUT.compact_len;
         let mut x = seed.wrapping_mul(2_654_435_761).max(1);
         let mut next = move || {
             x ^= x << 13;
@@ -646,20 +516,13 @@ mod tests {
     }
 
     /// The fixed-point correction follows the float forward pass within rounding (1.5/64
-    /// disc at 32 units, growing as the root of the width), at every width, with and
-    /// without the empty-square features.
+    /// disc at 32 units, growing as the root of the width), at every width.
     #[test]
     fn quantised_net_matches_float() {
-        let cases = WIDTHS
-            .iter()
-            .map(|&h| (h, false))
-            .chain([(32, true), (192, true)]);
-        for (hidden, squares) in cases {
-            let f = float_net_sq(7, hidden, squares);
-            assert_eq!(f.has_squares(), squares);
+        for hidden in WIDTHS {
+            let f = float_net(7, hidden);
             let q = f.quantise().expect("a known width");
             assert_eq!(q.hidden(), hidden);
-            assert_eq!(q.has_squares(), squares);
             let mut b = Board::start();
             for step in 0..40 {
                 let mv = b
@@ -673,64 +536,21 @@ mod tests {
                 let (mut raw, mut ids) = ([0; FEATURES_PER_POSITION], [0; FEATURES_PER_POSITION]);
                 raw_indices(&b, &mut raw);
                 compact_features(&b, &mut ids);
-                let mut all = ids.to_vec();
-                if squares {
-                    let mut sq = [0; 64];
-                    let k = square_features(&b, &mut sq);
-                    all.extend(sq[..k].iter().map(|&s| LAYOUT.compact_len as u32 + s));
-                }
                 let mut h = vec![0.0; hidden];
-                let want = f.forward(&all, &mut h) * SCALE as f32;
-                let got = q.correction(&b, &raw) as f32;
-                // Rounding errors add up like a random walk over the units and the rows.
-                let rows = all.len() as f32 / FEATURES_PER_POSITION as f32;
-                let tol = 1.5 * (hidden as f32 / 32.0 * rows).sqrt();
+                let want = f.forward(&ids, &mut h) * SCALE as f32;
+                let got = q.correction(&raw) as f32;
+                // Rounding errors add up like a random walk over the units.
+                let tol = 1.5 * (hidden as f32 / 32.0).sqrt();
                 assert!((want - got).abs() <= tol, "{want} vs {got} at {b:?}");
             }
         }
         assert!(float_net(1, 48).quantise().is_none());
     }
 
-    /// One square feature per empty: its square, and each side's flips there bucketed
-    /// (0 = illegal, 1-2, 3-5, 6+), checked against the board's own move generator.
-    #[test]
-    fn square_features_name_each_empty_and_its_flips() {
-        let mut b = Board::start();
-        for step in 0..50 {
-            let mut ids = [0; 64];
-            let k = square_features(&b, &mut ids);
-            assert_eq!(k as u32, b.empties());
-            let bucket = |n: u32| [0, 1, 1, 2, 2, 2].get(n as usize).copied().unwrap_or(3);
-            for &id in &ids[..k] {
-                assert!((id as usize) < SQUARE_FEATURES);
-                let x = id / 16;
-                assert!(b.empty() >> x & 1 == 1);
-                let mine = crate::board::flips(b.player, b.opponent, x).count_ones();
-                let theirs = crate::board::flips(b.opponent, b.player, x).count_ones();
-                assert_eq!(id % 16, 4 * bucket(mine) + bucket(theirs), "{x} at {b:?}");
-                assert_eq!(b.moves() >> x & 1 == 1, id / 4 % 4 != 0);
-                assert_eq!(b.opponent_moves() >> x & 1 == 1, id % 4 != 0);
-            }
-            let mv = b
-                .legal_moves()
-                .nth(step % 3)
-                .or_else(|| b.legal_moves().next());
-            b = match mv {
-                Some(m) => b.make_move(m),
-                None if b.is_game_over() => break,
-                None => b.pass(),
-            };
-        }
-    }
-
     #[test]
     fn bytes_round_trip_and_reject_damage() {
         let mut nets = Nets::none();
         nets.set(2, float_net(3, 32).quantise().unwrap());
-        nets.set(
-            empties_slot(4),
-            float_net_sq(9, 32, true).quantise().unwrap(),
-        );
         nets.set(empties_slot(5), float_net(4, 64).quantise().unwrap());
         nets.set(empties_slot(6), float_net(5, 128).quantise().unwrap());
         let bytes = nets.to_bytes();
@@ -758,29 +578,15 @@ mod tests {
         b.extend_from_slice(&3u32.to_le_bytes());
         net.write(&mut b);
         let mut want = Nets::none();
-        want.set(3, net.clone());
-        assert_eq!(Nets::from_bytes(&b), Ok(want.clone()));
-        // Version 3: a width word per net, no flags word (no square rows).
-        let mut v3 = Vec::new();
-        v3.extend_from_slice(&0u32.to_le_bytes());
-        v3.extend_from_slice(&1u32.to_le_bytes());
-        v3.extend_from_slice(&3u32.to_le_bytes());
-        v3.extend_from_slice(&32u32.to_le_bytes());
-        net.write(&mut v3);
-        assert_eq!(Nets::from_bytes(&v3), Ok(want.clone()));
-        // Version 4 names unknown flags.
-        let mut v4 = want.to_bytes();
-        v4[16] = 2; // the first net's flags word
-        let err = Nets::from_bytes(&v4).unwrap_err();
-        assert!(err.contains("flags 2"), "{err}");
+        want.set(3, net);
+        assert_eq!(Nets::from_bytes(&b), Ok(want));
     }
 
     /// The averaged net's correction is the weighted mean of the two nets' corrections,
     /// within the rounding of the scaled output weights (1/1024 per unit and activation).
     #[test]
     fn averaged_net_is_the_mean_of_its_two_nets() {
-        // One of them reads the empty-square features: the mean has square rows.
-        let a = float_net_sq(11, 64, true).quantise().unwrap();
+        let a = float_net(11, 64).quantise().unwrap();
         let b = float_net(12, 128).quantise().unwrap();
         for w in [0.5, 0.25, 1.0] {
             let m = a.average(&b, w).expect("64 + 128 = 192");
@@ -793,9 +599,8 @@ mod tests {
                 }
                 let mut raw = [0; FEATURES_PER_POSITION];
                 raw_indices(&bd, &mut raw);
-                let want =
-                    (1.0 - w) * a.correction(&bd, &raw) as f64 + w * b.correction(&bd, &raw) as f64;
-                let got = m.correction(&bd, &raw) as f64;
+                let want = (1.0 - w) * a.correction(&raw) as f64 + w * b.correction(&raw) as f64;
+                let got = m.correction(&raw) as f64;
                 assert!(
                     (want - got).abs() <= 2.0,
                     "w {w}: {want} vs {got} at {bd:?}"

@@ -512,7 +512,7 @@ impl PatternEval {
         let e = b.empties();
         let linear = self.linear_at(phase(e), &idx);
         match self.nets.for_empties(e) {
-            Some(net) => linear + net.correction(b, &idx),
+            Some(net) => linear + net.correction(&idx),
             None => linear,
         }
     }

@@ -61,9 +61,7 @@ use crate::board::{Board, Score, Symmetry};
 use crate::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use crate::eval::{Evaluator, classic};
 use crate::format::{Position, parse_problem_line, parse_transcript};
-use crate::net::{
-    FloatNet, HIDDEN, Nets, PhaseNet, SQUARE_FEATURES, empties_slot, slot_empties, square_features,
-};
+use crate::net::{FloatNet, HIDDEN, Nets, PhaseNet, empties_slot, slot_empties};
 use crate::pattern::{
     FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, PatternEval, SCALE, compact_features,
     phase,
@@ -133,10 +131,6 @@ pub struct TrainOptions {
     pub net_epochs: usize,
     /// SGD learning rate at the start (decays linearly to a tenth).
     pub net_rate: f32,
-    /// The nets this run trains also read the empty-square features
-    /// ([`crate::net::square_features`]: per empty square, how many discs each side would
-    /// flip there).
-    pub net_squares: bool,
 }
 
 impl TrainOptions {
@@ -166,7 +160,6 @@ impl TrainOptions {
             net_leaf_samples: 0,
             net_epochs: 12,
             net_rate: 0.001,
-            net_squares: false,
         }
     }
 
@@ -1033,7 +1026,7 @@ fn train_net(
     slot: usize,
     pb: &ProgressBar,
 ) -> (PhaseNet, NetReport) {
-    let n = LAYOUT.compact_len + if opts.net_squares { SQUARE_FEATURES } else { 0 };
+    let n = LAYOUT.compact_len;
     let (lo, hi) = slot_empties(slot);
     let in_slot = |s: &Sample| (lo..=hi).contains(&s.board.empties());
     // Boards, not feature ids (16 bytes against 260 a sample): the ids are read again in
@@ -1064,11 +1057,10 @@ fn train_net(
     for ep in 0..epochs {
         let lr = opts.net_rate * (1.0 - ep as f32 / epochs as f32).max(0.1);
         train.shuffle(&mut rng);
-        let sq = opts.net_squares;
         match hidden {
-            128 => sgd_epoch::<128>(&mut net, &train, lr, &mut touched, sq),
-            64 => sgd_epoch::<64>(&mut net, &train, lr, &mut touched, sq),
-            _ => sgd_epoch::<32>(&mut net, &train, lr, &mut touched, sq),
+            128 => sgd_epoch::<128>(&mut net, &train, lr, &mut touched),
+            64 => sgd_epoch::<64>(&mut net, &train, lr, &mut touched),
+            _ => sgd_epoch::<32>(&mut net, &train, lr, &mut touched),
         }
         pb.inc(1);
     }
@@ -1108,33 +1100,20 @@ fn train_net(
 
 /// One SGD epoch over `train` (positions and residual target) for a net of `H` hidden units
 /// (`net.hidden` must be `H`; the width is a constant so the inner loops unroll), marking
-/// the feature rows it touches; with `squares` the net also reads the empty-square features
-/// (rows after the pattern rows, see [`FloatNet::rows`]).
+/// the feature rows it touches.
 fn sgd_epoch<const H: usize>(
     net: &mut FloatNet,
     train: &[(Board, f32)],
     lr: f32,
     touched: &mut [bool],
-    squares: bool,
 ) {
     debug_assert_eq!(net.hidden, H);
     let mut h = [0f32; H];
-    let mut all = [0u32; FEATURES_PER_POSITION + 64];
-    let mut sq = [0u32; 64];
+    let mut f = [0u32; FEATURES_PER_POSITION];
     for (b, r) in train {
-        let (pat, rest) = all.split_at_mut(FEATURES_PER_POSITION);
-        compact_features(b, pat.try_into().expect("FEATURES_PER_POSITION ids"));
-        let mut len = FEATURES_PER_POSITION;
-        if squares {
-            let k = square_features(b, &mut sq);
-            for (d, &s) in rest.iter_mut().zip(&sq[..k]) {
-                *d = LAYOUT.compact_len as u32 + s;
-            }
-            len += k;
-        }
-        let f = &all[..len];
+        compact_features(b, &mut f);
         h.copy_from_slice(&net.bias);
-        for &id in f {
+        for &id in &f {
             let row = &net.rows[id as usize * H..id as usize * H + H];
             for (a, b) in h.iter_mut().zip(row) {
                 *a += b;
@@ -1156,7 +1135,7 @@ fn sgd_epoch<const H: usize>(
         for (b, d) in net.bias.iter_mut().zip(&gh) {
             *b -= lr * d;
         }
-        for &id in f {
+        for &id in &f {
             touched[id as usize] = true;
             let row = &mut net.rows[id as usize * H..id as usize * H + H];
             for (w, d) in row.iter_mut().zip(&gh) {
@@ -1519,14 +1498,8 @@ pub fn run_train(opts: &TrainOptions, out: &mut dyn Write) -> Result<TrainSummar
     } else {
         writeln!(
             out,
-            "residual nets ({} hidden units{}, epochs: {}); a net that does not lower the held-out error is dropped:",
-            opts.net_hidden,
-            if opts.net_squares {
-                ", empty-square features"
-            } else {
-                ""
-            },
-            opts.net_epochs
+            "residual nets ({} hidden units, epochs: {}); a net that does not lower the held-out error is dropped:",
+            opts.net_hidden, opts.net_epochs
         )?;
         writeln!(
             out,

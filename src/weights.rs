@@ -6,7 +6,7 @@
 //! | bytes | field |
 //! |---|---|
 //! | 0–7 | magic `FLANKEVL` |
-//! | 8–11 | format version (u32: 1; 2 with a net section; 3 nets per slot; 4 = [`VERSION`], nets may read the empty-square features) |
+//! | 8–11 | format version (u32: 1; 2 with a net section; 3 = [`VERSION`], nets per slot) |
 //! | 12–15 | phases (u32, must equal [`NUM_PHASES`]) |
 //! | 16–19 | compact features per phase (u32, must equal [`Layout::compact_len`]) |
 //! | 20–23 | scale: weight units per disc (u32, must equal [`SCALE`]) |
@@ -19,10 +19,8 @@
 //! (wrapping i16), which compresses well because weights change smoothly across phases.
 //! Version 2 appends the residual nets to the payload, one per phase, all of 32 hidden units;
 //! version 3's net section ([`Nets::to_bytes`]) states each net's width and may also hold nets
-//! for one empties count (net slots ≥ [`NUM_PHASES`], see [`crate::net::NUM_SLOTS`]);
-//! version 4's also states per net whether it reads the empty-square features
-//! ([`crate::net::square_features`]) and then holds their rows. Versions 1 (no nets), 2 and
-//! 3 are still read.
+//! for one empties count (net slots ≥ [`NUM_PHASES`], see [`crate::net::NUM_SLOTS`]).
+//! Versions 1 (no nets) and 2 are still read.
 //!
 //! [`Layout::compact_len`]: crate::pattern::Layout::compact_len
 
@@ -39,9 +37,9 @@ use crate::pattern::{LAYOUT, NUM_PHASES, PatternEval, SCALE};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FLANKEVL";
-/// Current format version (what [`encode`] writes; versions 1, without nets, 2, nets per
-/// phase only, and 3, nets without square features, are also read).
-pub const VERSION: u32 = 4;
+/// Current format version (what [`encode`] writes; versions 1, without nets, and 2, nets per
+/// phase only, are also read).
+pub const VERSION: u32 = 3;
 const HEADER_LEN: usize = 32;
 
 /// The default weights (`weights/flank-eval.bin`, the output of `flank train`), built into the
@@ -138,7 +136,7 @@ fn expected_layout() -> (u32, u32, u32) {
 }
 
 /// Encodes compact weights (`weights[phase * compact_len + id]`, 1/[`SCALE`] discs; length
-/// `NUM_PHASES × compact_len`) and the residual nets into the file format (version 4).
+/// `NUM_PHASES × compact_len`) and the residual nets into the file format (version 3).
 pub fn encode(weights: &[i16], nets: &Nets) -> Vec<u8> {
     let (phases, n, _) = expected_layout();
     let (phases_us, n_us) = (phases as usize, n as usize);
@@ -202,8 +200,8 @@ pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
     let len = u32_at(bytes, 28) as usize;
     let (phases, n) = (expected.0 as usize, expected.1 as usize);
     let linear = phases * n * 2;
-    // Versions 2-4: the linear weights, then a net section of at most one net per slot.
-    let max_nets = 8 + NUM_SLOTS * (12 + Nets::net_bytes(64, true));
+    // Versions 2 and 3: the linear weights, then a net section of at most one net per slot.
+    let max_nets = 8 + NUM_SLOTS * (8 + Nets::net_bytes(64));
     if version == 1 && len != linear {
         return Err(WeightsError::Length(len, linear));
     }
