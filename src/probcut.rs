@@ -1,5 +1,5 @@
 //! Endgame multi-ProbCut (MPC): the confidence levels of the selective pre-searches that run
-//! before an exact solve (by default at 18–27 empties), the shallow-search depth per empties and the error model
+//! before an exact solve (by default at 18–27 empties, to 34 with a large table), the shallow-search depth per empties and the error model
 //! sigma(empties, depth) of a shallow midgame search against the exact final score.
 //!
 //! ProbCut is Michael Buro's (1995, multi-ProbCut 1997); its use in selective pre-searches
@@ -43,8 +43,37 @@ pub const MPC_ROOT_EMPTIES: u32 = 18;
 /// they pay (then #49–#52 −4.0 %; re-measured with the exact pass skipping the ordering
 /// searches at nodes a selective bound expects to fail low, FFO #49–#52 at 1 thread, 256 MiB:
 /// 2,157.4 M → 2,057.1 M nodes, −4.6 %, every position fewer; #53 still 2,297 M → 2,799 M),
-/// so they run up to 27 empties.
+/// so they run up to 27 empties. With a table of at least [`MPC_LARGE_TT_BUCKETS`] buckets
+/// they run up to [`MPC_ROOT_MAX_EMPTIES_LARGE_TT`] ([`root_max_empties`]).
 pub const MPC_ROOT_MAX_EMPTIES: u32 = 27;
+
+/// Empties above which an exact root solve skips the selective pre-searches when the
+/// transposition table has at least [`MPC_LARGE_TT_BUCKETS`] buckets. At 28–34 empties with
+/// `--hash 1024` (1 thread, one position per process, all right) they saved nodes on every
+/// FFO position measured: #53 (28 empties) 2,438.9 M → 2,319.9 M (−4.9 %), #54 (28)
+/// 6,461.6 M → 3,551.0 M (−45 %), #55 (29) about 11.0 G → 10,035.9 M, #56 (29) 1,536.7 M →
+/// 845.5 M (−45 %), #57 (30) 1,882.6 M → 1,481.5 M (−21 %), #58 (30) 1,815.1 M → 1,311.9 M
+/// (−28 %), #59 (34) 1,275.6 M → 20.9 M (the passes find +64 and the exact pass only confirms
+/// it) (docs/benchmarks.md, "Session 14"; 31–33 empties rest on #59 alone). With 256 MiB
+/// #53 had lost (sessions 6 and 11: +19 %, +22 %), so smaller tables keep
+/// [`MPC_ROOT_MAX_EMPTIES`].
+pub const MPC_ROOT_MAX_EMPTIES_LARGE_TT: u32 = 34;
+
+/// Buckets of the smallest transposition table ([`crate::tt::TranspositionTable::buckets`])
+/// with which the pre-searches run up to [`MPC_ROOT_MAX_EMPTIES_LARGE_TT`] empties: 2^23, the
+/// table of `--hash 1024` (768 MiB; `--hash` from 768 MiB gives it).
+pub const MPC_LARGE_TT_BUCKETS: usize = 1 << 23;
+
+/// The default top of the empties range of the root pre-searches for a transposition table of
+/// `tt_buckets` buckets: [`MPC_ROOT_MAX_EMPTIES_LARGE_TT`] from [`MPC_LARGE_TT_BUCKETS`],
+/// else [`MPC_ROOT_MAX_EMPTIES`].
+pub fn root_max_empties(tt_buckets: usize) -> u32 {
+    if tt_buckets >= MPC_LARGE_TT_BUCKETS {
+        MPC_ROOT_MAX_EMPTIES_LARGE_TT
+    } else {
+        MPC_ROOT_MAX_EMPTIES
+    }
+}
 
 /// The selective passes of a root solve, least confident first: the selectivity levels
 /// ([`crate::tt::TtEntry::selectivity`], 1–7) run before the exact pass (level 0); their `t`
@@ -94,4 +123,20 @@ pub fn margin(level: u8, empties: u32, depth: i32) -> Option<Score> {
         return None;
     }
     Some((level_t(level) * sigma(empties, depth)).ceil() as Score)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_max_empties_grows_with_a_large_table() {
+        assert_eq!(root_max_empties(1 << 21), 27); // --hash 256
+        assert_eq!(root_max_empties((1 << 23) - 1), 27);
+        assert_eq!(root_max_empties(1 << 23), 34); // --hash 1024
+        assert_eq!(root_max_empties(1 << 24), 34);
+        // `--hash 1024` gives 2^23 buckets of 4 slots of 24 bytes (rounded down).
+        let want = (1024usize << 20) / (crate::tt::SLOT_BYTES * crate::tt::BUCKET_SLOTS);
+        assert_eq!(want.next_power_of_two() / 2, MPC_LARGE_TT_BUCKETS);
+    }
 }
