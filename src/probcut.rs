@@ -51,9 +51,9 @@ pub const MPC_ROOT_MAX_EMPTIES: u32 = 27;
 /// transposition table has at least [`MPC_LARGE_TT_BUCKETS`] buckets. At 28–34 empties with
 /// `--hash 1024` (1 thread, one position per process, all right) they saved nodes on every
 /// FFO position measured: #53 (28 empties) 2,438.9 M → 2,319.9 M (−4.9 %), #54 (28)
-/// 6,461.6 M → 3,551.0 M (−45 %), #55 (29) about 11.0 G → 10,035.9 M, #56 (29) 1,536.7 M →
-/// 845.5 M (−45 %), #57 (30) 1,882.6 M → 1,481.5 M (−21 %), #58 (30) 1,815.1 M → 1,311.9 M
-/// (−28 %), #59 (34) 1,275.6 M → 20.9 M (the passes find +64 and the exact pass only confirms
+/// 6,461.6 M → 3,551.0 M (−45 %), #55 (29) 11,056.3 M → 10,035.9 M (−9.2 %), #56 (29)
+/// 1,536.7 M → 845.5 M (−45 %), #57 (30) 1,882.6 M → 1,481.5 M (−21 %), #58 (30) 1,815.1 M →
+/// 1,311.9 M (−28 %), #59 (34) 1,275.6 M → 20.9 M (the passes find +64 and the exact pass only confirms
 /// it) (docs/benchmarks.md, "Session 14"; 31–33 empties rest on #59 alone). With 256 MiB
 /// #53 had lost (sessions 6 and 11: +19 %, +22 %), so smaller tables keep
 /// [`MPC_ROOT_MAX_EMPTIES`].
