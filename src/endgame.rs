@@ -10,9 +10,10 @@
 //!
 //! An exact root solve at [`probcut::MPC_ROOT_EMPTIES`]–[`probcut::MPC_ROOT_MAX_EMPTIES`]
 //! empties (to [`probcut::MPC_ROOT_MAX_EMPTIES_LARGE_TT`] with a table of at least
-//! [`probcut::MPC_LARGE_TT_BUCKETS`] buckets) first runs selective pre-searches with endgame multi-ProbCut (MPC) at increasing
-//! confidence ([`crate::probcut`]); they leave best moves, selective bounds (marked by their
-//! level in the TT, never trusted by the exact pass) and proven results below
+//! [`probcut::MPC_LARGE_TT_BUCKETS`] buckets) first runs selective pre-searches with endgame
+//! multi-ProbCut (MPC) at increasing confidence ([`crate::probcut`]); they leave best moves,
+//! selective bounds (marked by their level in the TT, never trusted by the exact pass) and
+//! proven results below
 //! [`probcut::MPC_MIN_EMPTIES`] for the final exact pass, and the last one's score centres its
 //! aspiration window.
 
@@ -830,8 +831,8 @@ impl Searcher {
     /// with a window wider than WLD's) first runs the selective multi-ProbCut pre-searches of
     /// [`probcut::PASSES`] (default [`probcut::MPC_ROOT_EMPTIES`] to
     /// [`probcut::root_max_empties`] of the table: 27, or 34 with a table of at least
-    /// [`probcut::MPC_LARGE_TT_BUCKETS`] buckets; `min > max`: never). The result stays exact either
-    /// way; only the node count changes.
+    /// [`probcut::MPC_LARGE_TT_BUCKETS`] buckets; `min > max`: never). The result stays exact
+    /// either way; only the node count changes.
     pub fn set_mpc_root_empties(&mut self, min: u32, max: u32) {
         self.mpc_root_empties = (min, max);
     }

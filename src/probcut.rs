@@ -1,6 +1,7 @@
 //! Endgame multi-ProbCut (MPC): the confidence levels of the selective pre-searches that run
-//! before an exact solve (by default at 18–27 empties, to 34 with a large table), the shallow-search depth per empties and the error model
-//! sigma(empties, depth) of a shallow midgame search against the exact final score.
+//! before an exact solve (by default at 18–27 empties, to 34 with a large table), the
+//! shallow-search depth per empties and the error model sigma(empties, depth) of a shallow
+//! midgame search against the exact final score.
 //!
 //! ProbCut is Michael Buro's (1995, multi-ProbCut 1997); its use in selective pre-searches
 //! before an exact endgame solve follows Edax and Egaroucid (ideas only). At a null-window
@@ -53,9 +54,9 @@ pub const MPC_ROOT_MAX_EMPTIES: u32 = 27;
 /// FFO position measured: #53 (28 empties) 2,438.9 M → 2,319.9 M (−4.9 %), #54 (28)
 /// 6,461.6 M → 3,551.0 M (−45 %), #55 (29) 11,056.3 M → 10,035.9 M (−9.2 %), #56 (29)
 /// 1,536.7 M → 845.5 M (−45 %), #57 (30) 1,882.6 M → 1,481.5 M (−21 %), #58 (30) 1,815.1 M →
-/// 1,311.9 M (−28 %), #59 (34) 1,275.6 M → 20.9 M (the passes find +64 and the exact pass only confirms
-/// it) (docs/benchmarks.md, "Session 14"; 31–33 empties rest on #59 alone). With 256 MiB
-/// #53 had lost (sessions 6 and 11: +19 %, +22 %), so smaller tables keep
+/// 1,311.9 M (−28 %), #59 (34) 1,275.6 M → 20.9 M (the passes find +64 and the exact pass
+/// only confirms it) (docs/benchmarks.md, "Session 14"; 31–33 empties rest on #59 alone).
+/// With 256 MiB #53 had lost (sessions 6 and 11: +19 %, +22 %), so smaller tables keep
 /// [`MPC_ROOT_MAX_EMPTIES`].
 pub const MPC_ROOT_MAX_EMPTIES_LARGE_TT: u32 = 34;
 
