@@ -2052,7 +2052,10 @@ impl Searcher {
             }
             Move::Play(Square::from_index(found as u8))
         };
-        let pv = if score > alpha && score < beta {
+        // Inside the window the score is exact; so is a ±64 at the window's edge, since no
+        // score lies beyond it (a wipe-out found with beta = 64 still has its PV rebuilt).
+        let exact = (score > alpha || score <= -64) && (score < beta || score >= 64);
+        let pv = if exact {
             self.exact_pv(b, score)
         } else {
             vec![best]

@@ -48,8 +48,71 @@ fn check(engine: &mut Engine, ps: &[Problem], mode: SolveMode, what: &str) {
                 p.best_moves()
             );
             assert_eq!(r.pv.first(), Some(&r.best), "{what}, {i}");
+            assert_pv_plays_to(&b, &r.pv, r.score, &format!("{what}, {i}"));
         }
     }
+}
+
+/// Plays `pv` from `board`: every move legal (a pass only when the side to move has no move)
+/// and the game over at its end with the final disc difference `score` (`board`'s side to
+/// move's view).
+fn assert_pv_plays_to(board: &flank::Board, pv: &[flank::Move], score: i32, what: &str) {
+    let mut b = *board;
+    let mut sign = 1;
+    for (k, m) in pv.iter().enumerate() {
+        match m {
+            flank::Move::Pass => {
+                assert!(!b.has_moves(), "{what}: pass at ply {k} with moves");
+                b = b.pass();
+            }
+            flank::Move::Play(sq) => {
+                assert!(b.moves() & (1u64 << sq.index()) != 0, "{what}: {sq} at {k}");
+                b = b.make_move(*sq);
+            }
+        }
+        sign = -sign;
+    }
+    assert!(
+        b.is_game_over(),
+        "{what}: PV of {} plies ends early",
+        pv.len()
+    );
+    assert_eq!(sign * b.final_score(), score, "{what}: PV's final score");
+}
+
+/// A wipe-out (+64, the top of the window) still gets its whole PV: FFO #59 after 12 moves of
+/// its main line (22 empties), which black wins 64–0.
+#[test]
+fn wipe_out_pv_reaches_the_end() {
+    let Some(text) = data_file("endgame/fforum-40-59.obf") else {
+        return;
+    };
+    let p = text
+        .lines()
+        .filter_map(|l| parse_problem_line(l).expect("fforum-40-59.obf line parses"))
+        .nth(19)
+        .expect("FFO #59 is the 20th position");
+    let mut b = p.position.board;
+    for m in "h4 g8 e8 b7 b5 b4 b8 pass a5 a4 h2 a7 a8".split(' ') {
+        b = match m {
+            "pass" => b.pass(),
+            sq => b.make_move(sq.parse().expect("square")),
+        };
+    }
+    assert_eq!(b.empties(), 22);
+    let mut e = Engine::new(EngineConfig {
+        hash_mb: 16,
+        threads: 1,
+    });
+    let limits = SearchLimits {
+        mode: SolveMode::Exact,
+        ..Default::default()
+    };
+    let r = e.search(&b, &limits, &mut |_| {});
+    assert!(r.exact);
+    assert_eq!(r.score.abs(), 64, "{b:?}");
+    assert!(r.pv.len() > 1, "PV {:?}", r.pv);
+    assert_pv_plays_to(&b, &r.pv, r.score, "FFO #59 + 12");
 }
 
 #[test]
