@@ -381,7 +381,11 @@ pub fn parse_problem_line(line: &str) -> Result<Option<Problem>, ParseError> {
 fn split_trailing_score(head: &str) -> (&str, Option<&str>) {
     if let Some((before, last)) = head.rsplit_once(char::is_whitespace) {
         let last = last.trim();
-        if last.parse::<i32>().is_ok() && parse_board_string(before).is_ok() {
+        // Any integer, however long (an out-of-range score is reported as such, not as text
+        // after the side to move).
+        let digits = last.strip_prefix(['+', '-']).unwrap_or(last);
+        let integer = !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit());
+        if integer && parse_board_string(before).is_ok() {
             return (before, Some(last));
         }
     }
@@ -531,6 +535,10 @@ mod tests {
             ParseError::ScoreOutOfRange(99)
         );
         assert_eq!(err(format!("{b} 999")), ParseError::ScoreOutOfRange(999));
+        assert_eq!(
+            err(format!("{b} 99999999999999999999")),
+            ParseError::BadScore("99999999999999999999".into())
+        );
         assert_eq!(
             err(format!("{b}; G8:++18;")),
             ParseError::BadScore("++18".into())
