@@ -309,8 +309,8 @@ struct TrainArgs {
     /// net at that count): a list like 4,5 or 2-9 (0-60), or none (default 2-9)
     #[arg(long, allow_negative_numbers = true, value_name = "EMPTIES", value_parser = parse_empties)]
     net_empties: Option<NumberList>,
-    /// Hidden units of the nets this run trains: 32 (the default), 64 or 128
-    #[arg(long, value_name = "UNITS", value_parser = clap::builder::PossibleValuesParser::new(["32", "64", "128"]))]
+    /// Hidden units of the nets this run trains: 32 (the default), 64, 128 or 192
+    #[arg(long, value_name = "UNITS", value_parser = clap::builder::PossibleValuesParser::new(["32", "64", "128", "192"]))]
     net_hidden: Option<String>,
     /// Extra search-leaf walks ending at the --net-empties counts, for the nets only (the
     /// linear fit never sees them; not cached; default 0)

@@ -1133,6 +1133,7 @@ fn train_net(
         let lr = opts.net_rate * (1.0 - ep as f32 / epochs as f32).max(0.1);
         train.shuffle(&mut rng);
         match hidden {
+            192 => sgd_epoch::<192>(&mut net, &train, lr, &mut touched),
             128 => sgd_epoch::<128>(&mut net, &train, lr, &mut touched),
             64 => sgd_epoch::<64>(&mut net, &train, lr, &mut touched),
             _ => sgd_epoch::<32>(&mut net, &train, lr, &mut touched),
