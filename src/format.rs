@@ -121,7 +121,13 @@ impl fmt::Display for ParseError {
             ParseError::BadObfEntry(s) => {
                 write!(f, "bad OBF move entry '{}' (expected MOVE:score)", clip(s))
             }
-            ParseError::BadScore(s) => write!(f, "bad score '{}'", clip(s)),
+            ParseError::BadScore(s) => {
+                write!(
+                    f,
+                    "bad score '{}' (expected an integer in -64..64)",
+                    clip(s)
+                )
+            }
             ParseError::IllegalMove { ply, mv } => {
                 write!(f, "illegal move '{}' at move {ply}", clip(mv))
             }

@@ -95,7 +95,10 @@ fn bad_problem_files_exit_2_with_the_line() {
             format!("{B}; G8:+99;\n"),
             "line 1: score 99 is outside -64..64",
         ),
-        (format!("{B}; G8:++18;\n"), "line 1: bad score '++18'"),
+        (
+            format!("{B}; G8:++18;\n"),
+            "line 1: bad score '++18' (expected an integer in -64..64)",
+        ),
         (
             format!("% c\n{B}; A1:+18;\n"),
             "line 2: listed move 'A1:+18' is not legal",

@@ -172,11 +172,11 @@ fn train_rejects_bad_settings_up_front() {
         if err.contains("shared data directory not found")
             && std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1")
         {
-            eprintln!("SKIPPED ({reason}): {err}");
+            common::skipped(&format!("({reason}) {}", err.trim()));
             continue;
         }
         if reason == "no training samples" && err.contains("not found") {
-            eprintln!("SKIPPED: {err}");
+            common::skipped(err.trim());
             continue;
         }
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -221,7 +221,7 @@ fn wthor_available() -> bool {
         "{} is required (FLANK_REQUIRE_DATA=1)",
         wthor.display()
     );
-    eprintln!("SKIPPED: {} not found (set FLANK_DATA)", wthor.display());
+    common::skipped(&format!("{} not found (set FLANK_DATA)", wthor.display()));
     false
 }
 

@@ -525,7 +525,7 @@ fn proc_state(pid: &str) -> Option<char> {
 #[test]
 fn children_of_sh_engines_end_with_the_match() {
     if !std::path::Path::new("/proc/self/stat").exists() {
-        eprintln!("SKIPPED: no /proc");
+        common::skipped("no /proc");
         return;
     }
     // Each engine starts a background `sleep` child and records its pid.
@@ -606,7 +606,7 @@ fn xot_openings_are_found_outside_the_project_root() {
         "/../shared/data/openings/xot_small.txt"
     );
     let Ok(text) = std::fs::read_to_string(built) else {
-        eprintln!("SKIPPED: {built} not found");
+        common::skipped(&format!("{built} not found"));
         return;
     };
     let first = text.lines().next().unwrap().trim().to_string();
@@ -712,7 +712,7 @@ fn live_members_of_group(pgid: &str) -> Vec<String> {
 #[test]
 fn sigterm_ends_every_engine_group_and_exits_130() {
     if !std::path::Path::new("/proc/self/stat").exists() {
-        eprintln!("SKIPPED: no /proc");
+        common::skipped("no /proc");
         return;
     }
     // Each engine records its pid (its process group id), starts a background sleep and

@@ -267,7 +267,7 @@ fn mpc_calibration() {
     use std::sync::atomic::AtomicBool;
 
     let Ok(dir) = flank::data::data_file("games/wthor") else {
-        eprintln!("SKIPPED: games/wthor not found (set FLANK_DATA)");
+        common::skipped("games/wthor not found (set FLANK_DATA)");
         return;
     };
     let mut test: HashSet<(u64, u64)> = HashSet::new();

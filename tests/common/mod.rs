@@ -31,7 +31,7 @@ pub fn flank(args: &[&str], stdin: &str) -> (i32, String, String) {
 
 /// The text of `rel` below the shared data directory (found by `flank::data::data_file`:
 /// `$FLANK_DATA`, else `../shared/data`, else the project's sibling at build time), or `None`
-/// after printing `SKIPPED: …` when it is missing. With `FLANK_REQUIRE_DATA=1` a missing file
+/// after printing `SKIPPED <test>: …` ([`skipped`]) when it is missing. With `FLANK_REQUIRE_DATA=1` a missing file
 /// fails the test.
 pub fn data_file(rel: &str) -> Option<String> {
     let found = flank::data::data_file(rel).and_then(|path| {
@@ -44,10 +44,22 @@ pub fn data_file(rel: &str) -> Option<String> {
                 std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
                 "{rel} is required (FLANK_REQUIRE_DATA=1): {e}"
             );
-            eprintln!("SKIPPED: {e} (set FLANK_DATA)");
+            skipped(&e);
             None
         }
     }
+}
+
+/// Says `SKIPPED <test>: why` on the process's stderr directly, past the test harness's output
+/// capture (which swallows `eprintln!` of passing tests), so a plain `cargo test` shows which
+/// tests did not run.
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    // libtest names each test's thread after the test.
+    let test = std::thread::current().name().unwrap_or("?").to_string();
+    // One write, so that parallel tests' lines do not interleave.
+    let line = format!("\nSKIPPED {test}: {why}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
 /// Sends one GTP command that must succeed and returns its result text (without `= ` and the
