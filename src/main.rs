@@ -114,7 +114,8 @@ struct GtpArgs {
     /// the clock or the per-move time still bounds each search).
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=60))]
     depth: Option<u32>,
-    /// Time per move in ms when no clock is set by `time_settings` (at most 3600000, an hour).
+    /// Time per move in ms when no clock is set by `time_settings` (default 1000; at most
+    /// 3600000, an hour).
     #[arg(long, allow_negative_numbers = true, value_parser = parse_move_time)]
     move_time: Option<u64>,
     /// Print search progress (depth, score, nodes, PV) on stderr.
