@@ -263,8 +263,8 @@ impl indicatif::TermLike for LogLines {
         Ok(())
     }
     fn write_line(&self, line: &str) -> std::io::Result<()> {
-        self.push(line);
-        self.push(" ");
+        // Lines of one redraw are joined by a space into one log line.
+        self.push(&format!("{line} "));
         Ok(())
     }
     fn write_str(&self, text: &str) -> std::io::Result<()> {

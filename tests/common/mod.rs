@@ -31,8 +31,8 @@ pub fn flank(args: &[&str], stdin: &str) -> (i32, String, String) {
 
 /// The text of `rel` below the shared data directory (found by `flank::data::data_file`:
 /// `$FLANK_DATA`, else `../shared/data`, else the project's sibling at build time), or `None`
-/// after printing `SKIPPED <test>: …` ([`skipped`]) when it is missing. With `FLANK_REQUIRE_DATA=1` a missing file
-/// fails the test.
+/// after printing `SKIPPED <test>: …` ([`skipped`]) when it is missing. With
+/// `FLANK_REQUIRE_DATA=1` a missing file fails the test.
 pub fn data_file(rel: &str) -> Option<String> {
     let found = flank::data::data_file(rel).and_then(|path| {
         std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))
@@ -56,7 +56,8 @@ pub fn data_file(rel: &str) -> Option<String> {
 pub fn skipped(why: &str) {
     use std::io::Write;
     // libtest names each test's thread after the test.
-    let test = std::thread::current().name().unwrap_or("?").to_string();
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("?");
     // One write, so that parallel tests' lines do not interleave.
     let line = format!("\nSKIPPED {test}: {why}\n");
     let _ = std::io::stderr().write_all(line.as_bytes());
