@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand};
 
 use flank::Board;
@@ -78,10 +79,10 @@ enum Command {
 #[derive(Args, Debug, Clone)]
 struct EngineArgs {
     /// Transposition table size in MiB.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = whole::<u64>(1..=65536))]
     hash: u64,
     /// Search threads.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = whole::<u64>(1..=256))]
     threads: u64,
     #[command(flatten)]
     eval: EvalArg,
@@ -112,7 +113,7 @@ struct GtpArgs {
     engine: EngineArgs,
     /// Search every move to at most this depth in plies (the endgame is still solved exactly;
     /// the clock or the per-move time still bounds each search).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=60))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1..=60))]
     depth: Option<u32>,
     /// Time per move in ms when no clock is set by `time_settings` (default 1000; at most
     /// 3600000, an hour).
@@ -129,6 +130,24 @@ struct GtpArgs {
     /// the same commands give the same moves.
     #[arg(long, allow_negative_numbers = true, value_parser = parse_whole_number)]
     seed: Option<u64>,
+}
+
+/// A clap value parser for a whole number in `range`, converted to `T` (`u32` or `u64`): a
+/// negative, fractional or too large value is reported with the range (clap's own unsigned
+/// parser says "invalid digit found in string" for `-5`).
+fn whole<T>(range: std::ops::RangeInclusive<u64>) -> impl TypedValueParser<Value = T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    move |s: &str| -> Result<T, String> {
+        let (lo, hi) = (*range.start(), *range.end());
+        s.trim()
+            .parse::<i128>()
+            .ok()
+            .filter(|v| (i128::from(lo)..=i128::from(hi)).contains(v))
+            .and_then(|v| T::try_from(v as u64).ok())
+            .ok_or_else(|| format!("expected a whole number in {lo}..={hi}, got '{s}'"))
+    }
 }
 
 /// Parses a whole number >= 0 (a seed), naming what is wrong otherwise.
@@ -161,7 +180,7 @@ struct SolveArgs {
     /// Problem file (OBF lines or board strings); `-` reads stdin; none solves built-in positions.
     file: Option<String>,
     /// Search to this depth in plies instead of solving exactly.
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=60), conflicts_with = "wld")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1..=60), conflicts_with = "wld")]
     depth: Option<u32>,
     /// Win/loss/draw solve instead of the exact score.
     #[arg(long)]
@@ -170,17 +189,17 @@ struct SolveArgs {
     #[arg(long)]
     json: bool,
     /// Number of the first position (for files such as fforum-20-39.obf, use 20).
-    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1_000_000_000))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = whole::<u32>(0..=1_000_000_000))]
     first_id: u32,
     /// Solve only these positions, by number (as numbered with --first-id): a list like
     /// 40-44 or 3,7,10-12; the others are still read and checked.
     #[arg(long, value_name = "LIST", value_parser = parse_id_ranges)]
     positions: Option<IdRanges>,
     /// Transposition table size in MiB.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = whole::<u64>(1..=65536))]
     hash: u64,
     /// Search threads (default: all cores); 1 gives deterministic node counts.
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
     threads: Option<u64>,
     #[command(flatten)]
     eval: EvalArg,
@@ -199,10 +218,10 @@ impl SolveArgs {
 #[derive(Args, Debug)]
 struct BenchArgs {
     /// Midgame search depth in plies.
-    #[arg(long, allow_negative_numbers = true, default_value_t = flank::bench::DEFAULT_BENCH_DEPTH, value_parser = clap::value_parser!(u32).range(1..=30))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = flank::bench::DEFAULT_BENCH_DEPTH, value_parser = whole::<u32>(1..=30))]
     depth: u32,
     /// Transposition table size in MiB (part of the fingerprint).
-    #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = whole::<u64>(1..=65536))]
     hash: u64,
     #[command(flatten)]
     eval: EvalArg,
@@ -212,11 +231,11 @@ struct BenchArgs {
 struct EvalsetArgs {
     /// Empties of every position (1-24). Solving all its moves takes about 0.01 s per position
     /// at 14 empties, 0.3 s at 20, 3 s at 22, 17 s at 24 (wall, 2 cores).
-    #[arg(long, allow_negative_numbers = true, default_value_t = 14, value_parser = clap::value_parser!(u32).range(1..=24))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 14, value_parser = whole::<u32>(1..=24))]
     empties: u32,
     /// Positions wanted, evenly spaced over the candidates (about 6,800 exist at 14 empties);
     /// fewer if fewer exist.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 4000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 4000, value_parser = whole::<u64>(1..=1_000_000))]
     count: u64,
     /// The `flank train --seed` whose validation split the positions come from (held out only
     /// from a training run on all WTHOR games, the default; `--wthor-games` and `--quick`
@@ -228,7 +247,7 @@ struct EvalsetArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Solving threads (default: all cores).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
     threads: Option<u64>,
 }
 
@@ -272,25 +291,25 @@ struct TrainArgs {
     wthor_games: Option<usize>,
     /// Solve self-play positions with at most this many empties exactly (default 16, or 12
     /// with --quick).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=24))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(0..=24))]
     solve_empties: Option<u32>,
     /// Solve WTHOR positions with at most this many empties exactly (default 14, or 10 with
     /// --quick).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=23))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(0..=23))]
     wthor_solve_empties: Option<u32>,
     /// Random plies played (and solved) from every solved WTHOR position (default 0 = off).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=8))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(0..=8))]
     deviation_plies: Option<u32>,
     /// Search-leaf samples: walks from training positions down to 2-9 empties, solved
     /// (default 48000000, or 5000 with --quick; 0 = none).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(0..=100_000_000))]
     leaf_samples: Option<u64>,
     /// Evaluation whose greedy moves the search-leaf walks follow: classic, trained (the
     /// built-in weights; default) or a weights file. Not used when --samples reads a cache.
     #[arg(long, value_name = "EVAL")]
     leaf_eval: Option<String>,
     /// Conjugate-gradient iterations per phase (default 60, or 30 with --quick).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=10000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=10000))]
     iterations: Option<u64>,
     /// Ridge strength (default 20).
     #[arg(long, allow_negative_numbers = true)]
@@ -300,7 +319,7 @@ struct TrainArgs {
     #[arg(long)]
     samples: Option<PathBuf>,
     /// Worker threads (default: all cores).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
     jobs: Option<u64>,
     /// Phases (of 2 empties each: phase 2 = 4-5 empties) that get a residual net on top of
     /// the linear patterns: a list like 1,2 or 0-3 (phases 0-29), or none (the default)
@@ -315,7 +334,7 @@ struct TrainArgs {
     net_hidden: Option<String>,
     /// Extra search-leaf walks ending at the --net-empties counts, for the nets only (the
     /// linear fit never sees them; not cached; default 0)
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(0..=100_000_000))]
     net_leaf_samples: Option<u64>,
     /// Take the linear pattern weights from this weights file (or `trained`, the built-in
     /// ones) instead of fitting them, and its nets in the slots not listed in --net-phases and
@@ -324,7 +343,7 @@ struct TrainArgs {
     #[arg(long, value_name = "FILE")]
     base: Option<PathBuf>,
     /// SGD epochs per residual net, 1-1000 (default 12).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=1000))]
     net_epochs: Option<u64>,
     /// SGD learning rate of the residual nets at the start, in (0, 1] (default 0.001).
     #[arg(long, allow_negative_numbers = true, value_parser = parse_rate)]
@@ -423,10 +442,10 @@ struct MatchArgs {
     openings: Option<String>,
     /// Games to play (default: every opening twice; 10000 at most with --sprt or
     /// --target-points, which stop earlier).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=1_000_000))]
     games: Option<u64>,
     /// Games played at once (default: one per two cores, at least 1).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
     concurrency: Option<u64>,
     /// Each player's clock for the whole game, seconds (decimals allowed).
     #[arg(long, default_value = "600", allow_hyphen_values = true, value_parser = parse_seconds)]
@@ -446,7 +465,7 @@ struct MatchArgs {
     sprt: Option<String>,
     /// Play rounds until a player has this many points (a round is worth the winner's disc
     /// difference; a forfeit 64).
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=1_000_000_000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1..=1_000_000_000))]
     target_points: Option<u32>,
     /// Play for a stake per game, e.g. 5.00 (pot 2 x stake, winner 90 %, commission 10 %).
     #[arg(long, allow_hyphen_values = true)]
@@ -455,10 +474,10 @@ struct MatchArgs {
     #[arg(long)]
     draw_offers: bool,
     /// Ask about draws only with at most this many empty squares.
-    #[arg(long, default_value_t = 64, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=64))]
+    #[arg(long, default_value_t = 64, allow_negative_numbers = true, value_parser = whole::<u32>(0..=64))]
     draw_offer_empties: u32,
     /// Give this many corners (1-4, in the order a1 h8 h1 a8) to one player before each game.
-    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=4))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1..=4))]
     handicap: Option<u32>,
     /// The player receiving the handicap corners.
     #[arg(long, default_value = "b", requires = "handicap")]
@@ -491,7 +510,7 @@ fn parse_seconds(s: &str) -> Result<u64, String> {
 #[derive(Args, Debug)]
 struct PerftArgs {
     /// Depth in plies.
-    #[arg(allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=20))]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u32>(0..=20))]
     depth: u32,
     /// `ply`: a pass counts as a ply (the common convention); `free`: a pass uses no depth.
     #[arg(long, default_value = "ply")]

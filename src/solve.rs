@@ -77,7 +77,8 @@ pub struct SolveRecord {
     pub side: String,
     /// Number of empty squares.
     pub empties: u32,
-    /// Best move found (`pass` when the side to move cannot move).
+    /// Best move found: `pass` when the side to move must pass, `--` when the game is over
+    /// (neither side can move).
     pub best: String,
     /// Score for the side to move in discs (exact: final disc difference with empties to the
     /// winner; WLD: −1, 0 or +1; depth: the midgame estimate).
@@ -158,7 +159,11 @@ pub fn solve_problem(
             Color::White => "O".into(),
         },
         empties: pos.board.empties(),
-        best: r.best.to_string(),
+        best: if pos.board.is_game_over() {
+            "--".into()
+        } else {
+            r.best.to_string()
+        },
         score: r.score,
         exact: r.exact,
         depth: r.depth,

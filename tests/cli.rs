@@ -81,6 +81,25 @@ fn negative_numbers_are_named_as_bad_values() {
             "{args:?}: {err}"
         );
     }
+    // Whole-number options name their range instead of "invalid digit found in string".
+    for (args, range) in [
+        (&["solve", "--hash", "-5"][..], "1..=65536"),
+        (&["solve", "--threads", "-1"], "1..=256"),
+        (&["solve", "--threads", "0"], "1..=256"),
+        (&["solve", "--hash", "1.5"], "1..=65536"),
+        (&["bench", "--depth", "31"], "1..=30"),
+    ] {
+        let (code, _, err) = flank(args, "");
+        assert_eq!(code, 2, "{args:?}");
+        assert!(
+            err.contains(&format!(
+                "expected a whole number in {range}, got '{}'",
+                args[2]
+            )),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("invalid digit"), "{args:?}: {err}");
+    }
     // A positional depth, too.
     let (code, _, err) = flank(&["perft", "-3"], "");
     assert_eq!(code, 2);
@@ -230,4 +249,22 @@ fn move_time_is_capped_at_an_hour() {
     }
     let (code, out, _) = flank(&["gtp", "--move-time", "3600000"], "quit\n");
     assert_eq!((code, out.as_str()), (0, "=\n\n"));
+}
+
+#[test]
+fn a_finished_game_solves_to_no_move() {
+    // Full board, 40-24 for X: the game is over, so there is no best move (`--`), not `pass`.
+    let board = format!("{}{} X\n", "X".repeat(40), "O".repeat(24));
+    let (code, out, _) = flank(&["solve", "--threads", "1", "--json", "-"], &board);
+    assert_eq!(code, 0, "{out}");
+    let rec = out.lines().next().unwrap();
+    assert!(rec.contains("\"best\":\"--\""), "{rec}");
+    assert!(rec.contains("\"score\":16"), "{rec}");
+    assert!(rec.contains("\"pv\":\"\""), "{rec}");
+    // A side that must pass while the game goes on gets `pass`.
+    let blocked = format!("{}{}- X\n", "O".repeat(62), "X");
+    let (code, out, _) = flank(&["solve", "--threads", "1", "--json", "-"], &blocked);
+    assert_eq!(code, 0, "{out}");
+    let rec = out.lines().next().unwrap();
+    assert!(rec.contains("\"best\":\"pass\""), "{rec}");
 }
