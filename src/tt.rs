@@ -214,6 +214,30 @@ impl std::fmt::Display for TtAllocError {
 
 impl std::error::Error for TtAllocError {}
 
+/// Asks Linux to back the table's memory (`len` bytes from address `start`, not yet
+/// touched) with 2 MiB transparent huge pages (`madvise(MADV_HUGEPAGE)`, for systems whose
+/// THP mode is `madvise`): every probe of a large table lands on a random page, and with 4 KiB
+/// pages nearly each one also misses the TLB. A hint: if the kernel declines, nothing changes
+/// but speed. Only the 2 MiB-aligned part of the range is advised; elsewhere a no-op.
+fn advise_huge_pages(start: usize, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let lo = start.next_multiple_of(HUGE);
+        let hi = (start + len) / HUGE * HUGE;
+        if hi > lo {
+            // SAFETY: [lo, hi) lies inside the allocation the caller just reserved (and owns);
+            // MADV_HUGEPAGE changes only how the kernel backs those pages, not their contents
+            // or validity.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, len);
+}
+
 /// Shared between threads as `Arc<TranspositionTable>`; every method takes `&self`.
 pub struct TranspositionTable {
     slots: Vec<Slot>,
@@ -249,6 +273,7 @@ impl TranspositionTable {
         slots.try_reserve_exact(n).map_err(|_| TtAllocError {
             bytes: n * SLOT_BYTES,
         })?;
+        advise_huge_pages(slots.as_ptr() as usize, n * SLOT_BYTES);
         slots.extend((0..n).map(|_| Slot {
             k1: AtomicU64::new(0),
             k2: AtomicU64::new(0),
