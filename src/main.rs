@@ -134,7 +134,8 @@ struct GtpArgs {
 
 /// A clap value parser for a whole number in `range`, converted to `T` (`u32` or `u64`): a
 /// negative, fractional or too large value is reported with the range (clap's own unsigned
-/// parser says "invalid digit found in string" for `-5`).
+/// parser says "invalid digit found in string" for `-5`); clap's message already quotes the
+/// value.
 fn whole<T>(range: std::ops::RangeInclusive<u64>) -> impl TypedValueParser<Value = T>
 where
     T: TryFrom<u64> + Clone + Send + Sync + 'static,
@@ -146,7 +147,7 @@ where
             .ok()
             .filter(|v| (i128::from(lo)..=i128::from(hi)).contains(v))
             .and_then(|v| T::try_from(v as u64).ok())
-            .ok_or_else(|| format!("expected a whole number in {lo}..={hi}, got '{s}'"))
+            .ok_or_else(|| format!("expected a whole number in {lo}..={hi}"))
     }
 }
 

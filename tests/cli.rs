@@ -92,10 +92,8 @@ fn negative_numbers_are_named_as_bad_values() {
         let (code, _, err) = flank(args, "");
         assert_eq!(code, 2, "{args:?}");
         assert!(
-            err.contains(&format!(
-                "expected a whole number in {range}, got '{}'",
-                args[2]
-            )),
+            err.contains(&format!("invalid value '{}' for '{}", args[2], args[1]))
+                && err.contains(&format!("expected a whole number in {range} (see")),
             "{args:?}: {err}"
         );
         assert!(!err.contains("invalid digit"), "{args:?}: {err}");
