@@ -241,7 +241,7 @@ struct EvalsetArgs {
     /// The `flank train --seed` whose validation split the positions come from (held out only
     /// from a training run on all WTHOR games, the default; `--wthor-games` and `--quick`
     /// runs split their subset differently).
-    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_whole_number)]
     seed: u64,
     /// Output file, written when the set is complete (`-` or none: stdout). The summary goes
     /// to stderr.
@@ -282,13 +282,13 @@ struct TrainArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Seed of the validation split, openings, random moves and search-leaf walks.
-    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_whole_number)]
     seed: u64,
     /// Self-play games (default: 4000, or 100 with --quick).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>(0..=10_000_000))]
     games: Option<usize>,
     /// Use at most this many WTHOR games (default: all, or 6000 with --quick).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>(0..=10_000_000))]
     wthor_games: Option<usize>,
     /// Solve self-play positions with at most this many empties exactly (default 16, or 12
     /// with --quick).
@@ -646,8 +646,13 @@ fn run_ensemble(args: EnsembleArgs) -> Result<ExitCode> {
     };
     let (base, other) = (read(&args.base)?, read(&args.other)?);
     let empties: Vec<u32> = args.net_empties.0.iter().map(|&e| e as u32).collect();
-    let bytes = flank::weights::ensemble(&base, &other, &empties, args.weight)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let bytes = flank::weights::ensemble(&base, &other, &empties, args.weight).map_err(|e| {
+        anyhow::anyhow!(
+            "{e} (BASE = {}, OTHER = {})",
+            args.base.display(),
+            args.other.display()
+        )
+    })?;
     std::fs::write(&args.out, &bytes)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     eprintln!(

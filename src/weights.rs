@@ -246,18 +246,24 @@ pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
 /// The weights file `base` with the net at each empties count in `empties` replaced by the
 /// ensemble of `base`'s and `other`'s nets there ([`crate::net::PhaseNet::average`]:
 /// `(1 - w)` × base's correction + `w` × other's); everything else is `base`'s. Errors: a
-/// file that does not decode, a count where either file has no net of its own, widths that
+/// file that does not decode (the message starts `BASE:` or `OTHER:`), a count where either
+/// file has no net of its own (the message names `BASE` or `OTHER`), widths that
 /// add up to no known width (64 + 128 = 192 do), `w` outside [0, 1].
 pub fn ensemble(base: &[u8], other: &[u8], empties: &[u32], w: f64) -> Result<Vec<u8>, String> {
     if !(0.0..=1.0).contains(&w) {
         return Err(format!("the weight {w} is not in [0, 1]"));
     }
-    let (weights, mut nets) = decode(base).map_err(|e| format!("base: {e}"))?;
-    let (_, other_nets) = decode(other).map_err(|e| format!("other: {e}"))?;
+    let (weights, mut nets) = decode(base).map_err(|e| format!("BASE: {e}"))?;
+    let (_, other_nets) = decode(other).map_err(|e| format!("OTHER: {e}"))?;
     for &e in empties {
         let slot = crate::net::empties_slot(e.min(60));
-        let (Some(a), Some(b)) = (nets.get(slot), other_nets.get(slot)) else {
-            return Err(format!("both files need a net of their own at {e} empties"));
+        let (a, b) = match (nets.get(slot), other_nets.get(slot)) {
+            (Some(a), Some(b)) => (a, b),
+            (None, None) => {
+                return Err(format!("neither file has a net of its own at {e} empties"));
+            }
+            (None, _) => return Err(format!("BASE has no net of its own at {e} empties")),
+            (_, None) => return Err(format!("OTHER has no net of its own at {e} empties")),
         };
         let m = a.average(b, w).ok_or_else(|| {
             format!(
@@ -466,6 +472,10 @@ mod tests {
         assert_eq!(want.map(|m| m.hidden()), Some(192));
         let err = ensemble(&base, &other, &[4], 0.5).unwrap_err();
         assert!(err.contains("at 4 empties"), "{err}");
-        assert!(ensemble(&base, &base[..20], &[5], 0.5).is_err());
+        let has4 = |b: &[u8]| decode(b).unwrap().1.get(empties_slot(4)).is_some();
+        let lacking = if has4(&base) { "OTHER" } else { "BASE" };
+        assert!(err.starts_with(lacking), "{err}");
+        let err = ensemble(&base, &base[..20], &[5], 0.5).unwrap_err();
+        assert!(err.starts_with("OTHER: "), "{err}");
     }
 }

@@ -88,6 +88,8 @@ fn negative_numbers_are_named_as_bad_values() {
         (&["solve", "--threads", "0"], "1..=256"),
         (&["solve", "--hash", "1.5"], "1..=65536"),
         (&["bench", "--depth", "31"], "1..=30"),
+        (&["train", "--games", "abc"], "0..=10000000"),
+        (&["train", "--wthor-games", "-1"], "0..=10000000"),
     ] {
         let (code, _, err) = flank(args, "");
         assert_eq!(code, 2, "{args:?}");
@@ -97,6 +99,15 @@ fn negative_numbers_are_named_as_bad_values() {
             "{args:?}: {err}"
         );
         assert!(!err.contains("invalid digit"), "{args:?}: {err}");
+    }
+    // Seeds: any whole number >= 0.
+    for args in [&["train", "--seed", "x"][..], &["evalset", "--seed", "-1"]] {
+        let (code, _, err) = flank(args, "");
+        assert_eq!(code, 2, "{args:?}");
+        assert!(
+            err.contains(&format!("expected a whole number >= 0, got '{}'", args[2])),
+            "{args:?}: {err}"
+        );
     }
     // A positional depth, too.
     let (code, _, err) = flank(&["perft", "-3"], "");
@@ -180,6 +191,7 @@ fn depth_mode_is_judged_only_against_a_move_list() {
 
 #[test]
 fn ensemble_errors_are_one_line() {
+    const TOML: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
     let out = std::env::temp_dir().join("flank-cli-ensemble-test.bin");
     let out = out.to_str().unwrap();
     for (args, reason) in [
@@ -210,6 +222,10 @@ fn ensemble_errors_are_one_line() {
                 out,
             ],
             "invalid value '61' for '--net-empties <EMPTIES>'",
+        ),
+        (
+            vec!["ensemble", TOML, TOML, "--out", out],
+            &*format!("BASE: not a flank weights file (bad magic) (BASE = {TOML}, OTHER = {TOML})"),
         ),
     ] {
         let (code, stdout, err) = flank(&args, "");
