@@ -57,6 +57,14 @@ fn argument_errors_are_one_line() {
     }
 }
 
+/// Runs flank with `args` (no input), asserts it exits 2 (a usage error) and returns its
+/// stdout and stderr.
+fn rejected(args: &[&str]) -> (String, String) {
+    let (code, out, err) = flank(args, "");
+    assert_eq!(code, 2, "{args:?}");
+    (out, err)
+}
+
 #[test]
 fn negative_numbers_are_named_as_bad_values() {
     // clap would otherwise read "-1" as an unknown flag ("unexpected argument '-1'").
@@ -72,8 +80,7 @@ fn negative_numbers_are_named_as_bad_values() {
         (&["gtp", "--move-time", "-5"], "--move-time"),
         (&["gtp", "--seed", "-1"], "--seed"),
     ] {
-        let (code, out, err) = flank(args, "");
-        assert_eq!(code, 2, "{args:?}");
+        let (out, err) = rejected(args);
         assert_eq!(out, "");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(
@@ -91,8 +98,7 @@ fn negative_numbers_are_named_as_bad_values() {
         (&["train", "--games", "abc"], "0..=10000000"),
         (&["train", "--wthor-games", "-1"], "0..=10000000"),
     ] {
-        let (code, _, err) = flank(args, "");
-        assert_eq!(code, 2, "{args:?}");
+        let (_, err) = rejected(args);
         assert!(
             err.contains(&format!("invalid value '{}' for '{}", args[2], args[1]))
                 && err.contains(&format!("expected a whole number in {range} (see")),
@@ -102,8 +108,7 @@ fn negative_numbers_are_named_as_bad_values() {
     }
     // Seeds: any whole number >= 0.
     for args in [&["train", "--seed", "x"][..], &["evalset", "--seed", "-1"]] {
-        let (code, _, err) = flank(args, "");
-        assert_eq!(code, 2, "{args:?}");
+        let (_, err) = rejected(args);
         assert!(
             err.contains(&format!("expected a whole number >= 0, got '{}'", args[2])),
             "{args:?}: {err}"
