@@ -93,9 +93,14 @@ pub struct SolveRecord {
     pub time_ms: u64,
     /// Principal variation, space separated, first move first.
     pub pv: String,
-    /// The best listed score of the input line, if it gives one.
+    /// What `score` should be by the input line, if it gives a score, in `score`'s units:
+    /// the best listed score (exact and depth), or its sign, −1, 0 or +1 (WLD).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected: Option<Score>,
+    /// The best listed score of the input line as a disc difference, if it gives one (in
+    /// every mode; equal to `expected` except in WLD mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_score: Option<Score>,
     /// Whether the result agrees with the input line (see the module header).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ok: Option<bool>,
@@ -175,7 +180,11 @@ pub fn solve_problem(
             .map(|m| m.to_string())
             .collect::<Vec<_>>()
             .join(" "),
-        expected: problem.expected,
+        expected: match kind {
+            SolveKind::Wld => problem.expected.map(Score::signum),
+            SolveKind::Exact | SolveKind::Depth(_) => problem.expected,
+        },
+        expected_score: problem.expected,
         ok,
     }
 }
@@ -200,7 +209,7 @@ fn judge(problem: &Problem, kind: SolveKind, e: Score, best: Move, score: Score)
 /// Why a result was judged wrong, for the text table.
 fn wrong_reason(problem: &Problem, kind: SolveKind, rec: &SolveRecord) -> String {
     let best: Vec<String> = problem.best_moves().iter().map(|m| m.to_string()).collect();
-    let e = rec.expected.unwrap_or_default();
+    let e = rec.expected_score.unwrap_or_default();
     match kind {
         SolveKind::Depth(_) => format!("WRONG (best moves {})", best.join(" ")),
         SolveKind::Exact | SolveKind::Wld if best.is_empty() => format!("WRONG (expected {e:+})"),
@@ -360,7 +369,7 @@ impl<'a, W: Write> Batch<'a, W> {
             Some(false) => sum.wrong += 1,
             None => {}
         }
-        if let (Some(_), Some(e)) = (rec.ok, rec.expected) {
+        if let (Some(_), Some(e)) = (rec.ok, rec.expected_score) {
             sum.abs_error += (rec.score - e).unsigned_abs() as u64;
         }
         if self.opts.json {

@@ -25,6 +25,7 @@ fn json_records_agree_with_the_10_empties_set() {
         assert_eq!(rec["empties"], 10);
         assert_eq!(rec["score"], expected, "{line}");
         assert_eq!(rec["expected"], expected);
+        assert_eq!(rec["expected_score"], expected);
         assert_eq!(rec["ok"], true);
         assert_eq!(rec["exact"], true);
         assert_eq!(rec["board"].as_str().unwrap(), &line[..64]);
@@ -69,7 +70,44 @@ fn wld_and_exact_agree_in_sign() {
         let rec: serde_json::Value = serde_json::from_str(l).unwrap();
         let expected: i64 = line.rsplit(' ').next().unwrap().parse().unwrap();
         assert_eq!(rec["score"].as_i64().unwrap(), expected.signum(), "{line}");
+        // `expected` compares with `score`: the win/loss/draw; the disc score is beside it.
+        assert_eq!(rec["expected"], expected.signum(), "{line}");
+        assert_eq!(rec["expected_score"], expected, "{line}");
+        assert_eq!(rec["ok"], true, "{line}");
     }
+}
+
+#[test]
+fn wld_json_expects_the_sign_of_the_best_listed_score() {
+    // FFO #1: G8 wins by 18 discs.
+    let obf = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X; G8:+18; H1:+12; H7:+6;";
+    let (code, out, err) = flank(&["solve", "--wld", "--json", "--threads", "1", "-"], obf);
+    assert_eq!(code, 0, "{err}");
+    let rec: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(rec["score"], 1);
+    assert_eq!(rec["expected"], 1);
+    assert_eq!(rec["expected_score"], 18);
+    assert_eq!(rec["ok"], true);
+    // The same line with a losing listed score: `ok` judges the sign as before.
+    let wrong = obf
+        .replace("G8:+18", "G8:-18")
+        .replace("H1:+12", "H1:-20")
+        .replace("H7:+6", "H7:-22");
+    let (code, out, _) = flank(&["solve", "--wld", "--json", "--threads", "1", "-"], &wrong);
+    assert_eq!(code, 1);
+    let rec: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(rec["expected"], -1);
+    assert_eq!(rec["expected_score"], -18);
+    assert_eq!(rec["ok"], false);
+    // A board without a score: neither field.
+    let board = &obf[..66];
+    let (code, out, err) = flank(&["solve", "--wld", "--json", "--threads", "1", "-"], board);
+    assert_eq!(code, 0, "{err}");
+    let rec: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(rec["score"], 1);
+    assert!(rec.get("expected").is_none(), "{rec}");
+    assert!(rec.get("expected_score").is_none(), "{rec}");
+    assert!(rec.get("ok").is_none(), "{rec}");
 }
 
 #[test]
