@@ -59,6 +59,15 @@ pub enum ParseError {
     ScoreOutOfRange(i64),
     /// An OBF entry whose move is not legal in the line's position.
     IllegalListedMove(String),
+    /// Text that is not a board string at all: an unknown cell character in a first token
+    /// that is not 64 characters long (a 64-character token, or cells written apart, give
+    /// [`ParseError::BadCell`] instead).
+    NotABoard {
+        /// The first whitespace-separated token, as written.
+        token: String,
+        /// Its length in characters.
+        chars: usize,
+    },
 }
 
 /// The most characters of user text echoed back in an error message; longer text is cut
@@ -132,6 +141,13 @@ impl fmt::Display for ParseError {
                 write!(f, "illegal move '{}' at move {ply}", clip(mv))
             }
             ParseError::BadTranscript(s) => write!(f, "bad transcript near '{}'", clip(s)),
+            ParseError::NotABoard { token, chars } => write!(
+                f,
+                "expected a 64-cell board string (a1..h8, then the side to move), got '{}' \
+                 ({chars} character{})",
+                clip(token),
+                if *chars == 1 { "" } else { "s" }
+            ),
         }
     }
 }
@@ -244,12 +260,7 @@ pub fn parse_board_string(s: &str) -> Result<Position, ParseError> {
             'X' | 'x' | '*' | 'B' | 'b' => black |= 1 << n,
             'O' | 'o' | 'W' | 'w' | '0' => white |= 1 << n,
             '-' | '.' => {}
-            _ => {
-                return Err(ParseError::BadCell {
-                    index: n,
-                    found: ch,
-                });
-            }
+            _ => return Err(bad_cell(s, pos, n, ch)),
         }
         n += 1;
     }
@@ -289,6 +300,23 @@ pub fn parse_board_string(s: &str) -> Result<Position, ParseError> {
         return Err(ParseError::TrailingText(after.to_string()));
     }
     Ok(Position::from_black_white(black, white, side).expect("cells are disjoint"))
+}
+
+/// The error for the unknown cell character `found` at byte `pos` of `s`, cell index `index`:
+/// [`ParseError::NotABoard`] when it lies in a first token that is not 64 characters long
+/// (`hello`, `xyz X`), else [`ParseError::BadCell`].
+fn bad_cell(s: &str, pos: usize, index: usize, found: char) -> ParseError {
+    let start = s.len() - s.trim_start().len();
+    let token = s[start..].split(char::is_whitespace).next().unwrap_or("");
+    let chars = token.chars().count();
+    if pos < start + token.len() && chars != 64 {
+        ParseError::NotABoard {
+            token: token.to_string(),
+            chars,
+        }
+    } else {
+        ParseError::BadCell { index, found }
+    }
 }
 
 fn parse_side(s: &str) -> Result<Color, ParseError> {
@@ -489,10 +517,46 @@ mod tests {
 
     #[test]
     fn board_string_errors_say_what() {
+        // A first token that is not 64 characters long is not taken for a board with a typo.
+        let not_a_board = |token: &str, chars| {
+            Err(ParseError::NotABoard {
+                token: token.into(),
+                chars,
+            })
+        };
+        assert_eq!(parse_board_string("--z"), not_a_board("--z", 3));
+        assert_eq!(parse_board_string("hello"), not_a_board("hello", 5));
+        assert_eq!(parse_board_string("xyz X"), not_a_board("xyz", 3));
         assert_eq!(
-            parse_board_string("--z"),
+            parse_board_string("hello").unwrap_err().to_string(),
+            "expected a 64-cell board string (a1..h8, then the side to move), got 'hello' \
+             (5 characters)"
+        );
+        assert_eq!(
+            parse_board_string("héllo wörld").unwrap_err().to_string(),
+            "expected a 64-cell board string (a1..h8, then the side to move), got 'héllo' \
+             (5 characters)"
+        );
+        let long = format!("-----z{} X", "-".repeat(65));
+        assert_eq!(parse_board_string(&long), not_a_board(&long[..71], 71));
+        // A 64-character board, or one written with spaces, names the bad cell.
+        let typo = format!("{}z{} X", "-".repeat(20), "-".repeat(43));
+        assert_eq!(
+            parse_board_string(&typo),
             Err(ParseError::BadCell {
-                index: 2,
+                index: 20,
+                found: 'z'
+            })
+        );
+        assert_eq!(
+            parse_board_string(&typo).unwrap_err().to_string(),
+            "bad board cell 'z' at cell 21 (expected X x * B b, O o W w, - .)"
+        );
+        let spaced = format!("{} ---z---- {} X", "-".repeat(8), "-".repeat(48));
+        assert_eq!(
+            parse_board_string(&spaced),
+            Err(ParseError::BadCell {
+                index: 11,
                 found: 'z'
             })
         );

@@ -252,7 +252,7 @@ fn a_bad_line_in_a_file_stops_the_run_before_any_solve() {
     assert_eq!(code, 2);
     assert_eq!(out, "", "nothing is solved before the file is checked");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("line 3: bad board cell 'j'"), "{err}");
+    assert!(err.contains("line 3: expected a 64-cell board string (a1..h8, then the side to move), got 'junk' (4 characters)"), "{err}");
 }
 
 #[test]

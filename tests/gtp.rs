@@ -641,7 +641,15 @@ fn bad_input_leaves_the_game_unchanged() {
         ),
         (
             "setboard --z",
-            "syntax error: bad board cell 'z' at cell 3 (expected X x * B b, O o W w, - .)",
+            "syntax error: expected a 64-cell board string (a1..h8, then the side to move), got '--z' (3 characters)",
+        ),
+        (
+            "setboard hello",
+            "syntax error: expected a 64-cell board string (a1..h8, then the side to move), got 'hello' (5 characters)",
+        ),
+        (
+            "setboard -------------------z-------------------------------------------- X",
+            "syntax error: bad board cell 'z' at cell 20 (expected X x * B b, O o W w, - .)",
         ),
         ("boardsize 19", "unacceptable size"),
         (
