@@ -33,12 +33,12 @@ struct Cli {
     gtp: GtpArgs,
 }
 
-/// The `--eval` option of every command that searches.
+/// The `--eval` option of `gtp`, `solve` and `bench` (`train` has its own, with another
+/// default).
 #[derive(Args, Debug, Clone, Default)]
 struct EvalArg {
-    /// Evaluation: `trained` (the built-in weights; the default except for `train`, whose
-    /// self-play uses `classic` by default), `classic` (hand-written) or the path of a weights
-    /// file written by `flank train`.
+    /// Evaluation: `trained` (the built-in weights, the default), `classic` (hand-written) or
+    /// the path of a weights file written by `flank train`.
     #[arg(long, value_name = "EVAL")]
     eval: Option<String>,
 }
@@ -272,8 +272,11 @@ struct EnsembleArgs {
 
 #[derive(Args, Debug)]
 struct TrainArgs {
-    #[command(flatten)]
-    eval: EvalArg,
+    /// Evaluation of the self-play games: `classic` (hand-written; the default, so that
+    /// retraining does not depend on earlier weights), `trained` (the built-in weights) or the
+    /// path of a weights file written by `flank train`.
+    #[arg(long, value_name = "EVAL")]
+    eval: Option<String>,
     /// A small, fast run (a WTHOR subset, few self-play games) for CI and tests.
     #[arg(long)]
     quick: bool,
@@ -586,7 +589,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Gtp(a) => a.engine.eval.eval.clone(),
         Command::Solve(a) => a.eval.eval.clone(),
         Command::Bench(a) => a.eval.eval.clone(),
-        Command::Train(a) => Some(a.eval.eval.clone().unwrap_or_else(|| "classic".into())),
+        Command::Train(a) => Some(a.eval.clone().unwrap_or_else(|| "classic".into())),
         Command::Perft(_) | Command::Match(_) | Command::Evalset(_) | Command::Ensemble(_) => None,
     };
     if let Some(spec) = spec {

@@ -287,3 +287,47 @@ fn a_finished_game_solves_to_no_move() {
     let rec = out.lines().next().unwrap();
     assert!(rec.contains("\"best\":\"pass\""), "{rec}");
 }
+
+/// The help text of `--eval` in `flank ARGS --help`, whitespace collapsed.
+fn eval_help(args: &[&str]) -> String {
+    let (code, out, err) = flank(args, "");
+    assert_eq!(code, 0, "{args:?}: {err}");
+    let start = out
+        .find("--eval <EVAL>")
+        .unwrap_or_else(|| panic!("{args:?}: {out}"));
+    let rest = &out[start + "--eval <EVAL>".len()..];
+    // The option's text ends where the next option's line starts.
+    let mut lines = rest.lines();
+    let first = lines.next().unwrap_or("");
+    let text = lines.take_while(|l| !l.trim_start().starts_with('-'));
+    std::iter::once(first)
+        .chain(text)
+        .flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn eval_help_gives_each_commands_own_default() {
+    let searching = "Evaluation: `trained` (the built-in weights, the default), `classic` \
+                     (hand-written) or the path of a weights file written by `flank train`";
+    for args in [
+        &["--help"][..],
+        &["gtp", "--help"],
+        &["solve", "--help"],
+        &["bench", "--help"],
+    ] {
+        assert_eq!(eval_help(args), searching, "{args:?}");
+    }
+    let train = eval_help(&["train", "--help"]);
+    assert!(
+        train.starts_with(
+            "Evaluation of the self-play games: `classic` (hand-written; the default, "
+        ),
+        "{train}"
+    );
+    assert!(
+        train.contains("`trained` (the built-in weights)"),
+        "{train}"
+    );
+}
