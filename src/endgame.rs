@@ -31,8 +31,12 @@ use crate::probcut;
 use crate::square::{Move, Square};
 use crate::tt::{Bound, TranspositionTable};
 
-/// Empties at and above which the endgame NWS probes and stores the TT.
-pub const TT_MIN_EMPTIES: u32 = 7;
+/// Empties at and above which the endgame NWS probes and stores the TT. 8 since session 18
+/// (was 7, chosen in session 3 by instruction counts at 64 MiB, which do not see memory
+/// latency): with a 1 GiB table nearly every probe at 7 empties waits for memory, and not
+/// probing there costs +7.4 % nodes but saves 6–12 % time on each of FFO #40–#51 (1 thread,
+/// `--hash 1024`, two interleaved runs each; `flank bench` at 64 MiB about −5 %).
+pub const TT_MIN_EMPTIES: u32 = 8;
 /// Empties at and above which moves are sorted fastest-first (below: parity ordering).
 pub const FASTEST_FIRST_EMPTIES: u32 = 7;
 /// Empties at and above which the root solve uses an aspiration window.
