@@ -1,8 +1,9 @@
 //! Text formats: board strings, OBF endgame lines, move transcripts, and the typed [`ParseError`].
 //!
 //! - Board string: 64 cells in order a1, b1 … h1, a2 … h8, then the side to move. Black is any
-//!   of `X x * B b`, white any of `O o W w`, empty `-` or `.`; whitespace between cells is
-//!   ignored. The side is `X`/`O`/`B`/`W`/`black`/`white` in any case. Printed as `X`, `O`, `-`.
+//!   of `X x * B b`, white any of `O o W w 0` (a digit zero, as some tools write it), empty
+//!   `-` or `.`; whitespace between cells is ignored. The side is `X`/`O`/`B`/`W`/`black`/
+//!   `white` in any case. Printed as `X`, `O`, `-`.
 //! - OBF (Edax's endgame test files): `<board string>;` then ` MOVE:±score;` pairs, best first.
 //!   A line starting with `%` is a comment. Edax writes `--:-127` as a placeholder pass entry,
 //!   which is ignored; every other entry must be a legal move with a score in −64…64.
@@ -113,7 +114,7 @@ impl fmt::Display for ParseError {
             }
             ParseError::BadCell { index, found } => write!(
                 f,
-                "bad board cell '{}' at cell {} (expected X x * B b, O o W w, - .)",
+                "bad board cell '{}' at cell {} (expected X x * B b, O o W w 0, - .)",
                 found.escape_debug(),
                 index + 1
             ),
@@ -550,7 +551,7 @@ mod tests {
         );
         assert_eq!(
             parse_board_string(&typo).unwrap_err().to_string(),
-            "bad board cell 'z' at cell 21 (expected X x * B b, O o W w, - .)"
+            "bad board cell 'z' at cell 21 (expected X x * B b, O o W w 0, - .)"
         );
         let spaced = format!("{} ---z---- {} X", "-".repeat(8), "-".repeat(48));
         assert_eq!(

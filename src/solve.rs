@@ -210,10 +210,26 @@ fn judge(problem: &Problem, kind: SolveKind, e: Score, best: Move, score: Score)
 fn wrong_reason(problem: &Problem, kind: SolveKind, rec: &SolveRecord) -> String {
     let best: Vec<String> = problem.best_moves().iter().map(|m| m.to_string()).collect();
     let e = rec.expected_score.unwrap_or_default();
+    // In WLD mode the result compared is the win/draw/loss, so it is named first.
+    let expected = match kind {
+        SolveKind::Wld => format!("{} ({e:+})", wld_word(e)),
+        SolveKind::Exact | SolveKind::Depth(_) => format!("{e:+}"),
+    };
     match kind {
         SolveKind::Depth(_) => format!("WRONG (best moves {})", best.join(" ")),
-        SolveKind::Exact | SolveKind::Wld if best.is_empty() => format!("WRONG (expected {e:+})"),
-        _ => format!("WRONG (expected {e:+}, best moves {})", best.join(" ")),
+        SolveKind::Exact | SolveKind::Wld if best.is_empty() => {
+            format!("WRONG (expected {expected})")
+        }
+        _ => format!("WRONG (expected {expected}, best moves {})", best.join(" ")),
+    }
+}
+
+/// `win`, `draw` or `loss` for a score's sign, as the WLD table prints it.
+fn wld_word(score: Score) -> &'static str {
+    match score.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
     }
 }
 
@@ -341,8 +357,13 @@ impl<'a, W: Write> Batch<'a, W> {
         let empties = p.position.board.empties();
         if empties > LONG_SOLVE_EMPTIES && !matches!(self.opts.kind, SolveKind::Depth(_)) {
             eprintln!(
-                "flank: position {id} has {empties} empties: an exact solve may not finish in \
-                 reasonable time (--depth N searches N plies instead)"
+                "flank: position {id} has {empties} empties: {} solve may not finish in \
+                 reasonable time (--depth N searches N plies instead)",
+                if matches!(self.opts.kind, SolveKind::Wld) {
+                    "a WLD"
+                } else {
+                    "an exact"
+                }
             );
         }
         let started = Instant::now();
@@ -383,11 +404,7 @@ impl<'a, W: Write> Batch<'a, W> {
                 )?;
             }
             let score = match self.opts.kind {
-                SolveKind::Wld => match rec.score.signum() {
-                    1 => "win".to_string(),
-                    -1 => "loss".to_string(),
-                    _ => "draw".to_string(),
-                },
+                SolveKind::Wld => wld_word(rec.score).to_string(),
                 _ => format!("{:+}", rec.score),
             };
             let check = match rec.ok {

@@ -649,7 +649,7 @@ fn bad_input_leaves_the_game_unchanged() {
         ),
         (
             "setboard -------------------z-------------------------------------------- X",
-            "syntax error: bad board cell 'z' at cell 20 (expected X x * B b, O o W w, - .)",
+            "syntax error: bad board cell 'z' at cell 20 (expected X x * B b, O o W w 0, - .)",
         ),
         ("boardsize 19", "unacceptable size"),
         (

@@ -56,6 +56,20 @@ fn a_wrong_expected_score_fails_the_run() {
     assert_eq!(code, 1);
     assert!(out.contains("WRONG (expected"), "{out}");
     assert!(out.contains("total: 1 positions, 0 ok, 1 wrong"), "{out}");
+    // A WLD solve judged wrong names the expected win/draw/loss before the listed score.
+    let exact: i32 = score.parse().unwrap();
+    let flipped = if exact == 0 { 2 } else { -exact };
+    let word = match flipped.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    };
+    let (code, out, _) = flank(&["solve", "--wld", "-"], &format!("{board} {flipped}"));
+    assert_eq!(code, 1);
+    assert!(
+        out.contains(&format!("WRONG (expected {word} ({flipped:+}))")),
+        "{out}"
+    );
 }
 
 #[test]
