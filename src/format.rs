@@ -286,12 +286,32 @@ pub fn parse_board_string(s: &str) -> Result<Position, ParseError> {
         }
         return Err(ParseError::MissingSide);
     }
+    // The side text follows the 64th cell with no space between them.
+    let glued = !s[..s.len() - rest.len()].ends_with(char::is_whitespace);
     let side = parse_side(side_text).map_err(|e| {
         let is_cell = |c: char| "Xx*BbOoWw0-.".contains(c);
-        if side_text.chars().count() > 1 && side_text.chars().all(is_cell) {
-            // More cells than 64: say so rather than "bad side".
+        let tokens: Vec<&str> = rest.split_whitespace().collect();
+        let all_cells = |t: &&str| t.chars().all(is_cell);
+        if let [cells @ .., side] = &tokens[..]
+            && !cells.is_empty()
+            && cells.iter().all(all_cells)
+            && parse_side(side).is_ok()
+        {
+            // More cells than 64, then the side to move apart ("<64 cells>- X").
+            let extra: usize = cells.iter().map(|t| t.chars().count()).sum();
+            ParseError::TooManyCells(64 + extra)
+        } else if side_text.chars().count() > 1 && side_text.chars().all(is_cell) {
+            // More cells than 64 ("<64 cells>-X"): say so rather than "bad side".
             let extra = rest.chars().filter(|c| !c.is_whitespace()).count() - 1;
             ParseError::TooManyCells(64 + extra)
+        } else if glued && side_text.chars().count() > 1 {
+            // A first token longer than 64 characters with junk after the 64th
+            // ("<64 cells>------z"): not a board string, rather than "bad side '------z'".
+            let token = s.split_whitespace().next().unwrap_or("");
+            ParseError::NotABoard {
+                token: token.to_string(),
+                chars: token.chars().count(),
+            }
         } else {
             e
         }
@@ -628,6 +648,33 @@ mod tests {
         );
         let long = format!("{}-X", &b[..64]);
         assert_eq!(err(long), ParseError::TooManyCells(65));
+        // A 65th cell, then the side to move apart.
+        assert_eq!(
+            err(format!("{}- X", &b[..64])),
+            ParseError::TooManyCells(65)
+        );
+        assert_eq!(
+            err(format!("{} -- O", &b[..64])),
+            ParseError::TooManyCells(66)
+        );
+        // Junk glued to the 64th cell: not a board string (71 characters), not a bad side.
+        let junk = format!("{}------z", &b[..64]);
+        assert_eq!(
+            err(junk.clone()),
+            ParseError::NotABoard {
+                token: junk,
+                chars: 71
+            }
+        );
+        // A bad side letter apart from the cells is still a bad side.
+        assert_eq!(
+            err(format!("{} Q", &b[..64])),
+            ParseError::BadSide("Q".into())
+        );
+        assert_eq!(
+            err(format!("{} - Q", &b[..64])),
+            ParseError::BadSide("-".into())
+        );
         // A byte-order mark before the board is ignored.
         let p = parse_problem_line(&format!("\u{feff}{b}; G8:+18;"))
             .unwrap()
