@@ -83,7 +83,8 @@ pub struct SolveRecord {
     /// Score for the side to move in discs (exact: final disc difference with empties to the
     /// winner; WLD: −1, 0 or +1; depth: the midgame estimate).
     pub score: Score,
-    /// True when `score` is exact (exact or WLD solve).
+    /// True when `score` is proven: by an exact solve, or by a WLD solve as its sign (−1, 0
+    /// or +1); false for a depth-limited search.
     pub exact: bool,
     /// Depth searched in plies (for a solve: the empties).
     pub depth: u32,
