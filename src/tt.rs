@@ -16,9 +16,7 @@
 //! Slots are grouped in buckets of [`BUCKET_SLOTS`]; a position may live in any slot of the
 //! bucket chosen by [`Board::hash`]. Replacement is depth-preferred with ageing: a slot from an
 //! older search generation (see [`TranspositionTable::new_search`]) is replaced first, then
-//! the shallowest midgame entry, then the shallowest solved one; a midgame result is dropped
-//! rather than evict a solved entry of the current search (on FFO #50, 26 empties, with
-//! 1 GiB: 21 % fewer nodes).
+//! the shallowest.
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
@@ -29,11 +27,6 @@ pub const BUCKET_SLOTS: usize = 4;
 
 /// Bytes of one slot (three `u64` words).
 pub const SLOT_BYTES: usize = 24;
-
-/// Replacement priority of an entry of the current search generation (added to its depth).
-const CURRENT_PRIO: i32 = 256;
-/// Replacement priority of a solved entry (added to its depth; depths are < 128).
-const SOLVED_PRIO: i32 = 128;
 
 /// What a stored score says about the true value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -379,9 +372,7 @@ impl TranspositionTable {
     /// Stores a result for `b`. `depth` is in plies (the empties for a solved entry), `best` a
     /// square index 0–63, `solved` as in [`TtEntry::solved`]. An existing entry for the same
     /// position is overwritten unless it is solved and the new one is not; otherwise the slot
-    /// of an older generation, then the shallowest midgame slot, then the shallowest solved
-    /// slot is replaced, except that a midgame result (`solved` false) is dropped when every
-    /// slot of the bucket holds a solved entry of the current search.
+    /// of an older generation, then the shallowest slot, is replaced.
     #[inline]
     pub fn store(
         &self,
@@ -480,24 +471,14 @@ impl TranspositionTable {
                 Self::write(s, b, data);
                 return;
             }
-            let age_bonus = if data_gen(d) == generation {
-                CURRENT_PRIO
-            } else {
-                0
-            };
+            let age_bonus = if data_gen(d) == generation { 256 } else { 0 };
             let prio = age_bonus
                 + ((d >> DEPTH_SHIFT) & 127) as i32
-                + SOLVED_PRIO * ((d >> SOLVED_SHIFT) & 1) as i32;
+                + 128 * ((d >> SOLVED_SHIFT) & 1) as i32;
             if prio < victim_prio {
                 victim = i;
                 victim_prio = prio;
             }
-        }
-        // A midgame result (of an ordering or ProbCut search) never evicts a solved entry of
-        // the current search: with a large table under pressure the solver's own results are
-        // worth more than the ordering searches'.
-        if !solved && victim_prio >= CURRENT_PRIO + SOLVED_PRIO {
-            return;
         }
         Self::write(&bucket[victim], b, data);
     }
@@ -631,29 +612,5 @@ mod tests {
         assert_eq!(found, BUCKET_SLOTS);
         // Depth-preferred: the deepest entry survives.
         assert_eq!(tt.probe(&boards[5]).unwrap().score, 5);
-    }
-
-    #[test]
-    fn midgame_results_never_evict_solved_entries_of_this_search() {
-        let tt = TranspositionTable::with_bytes(1);
-        let boards: Vec<Board> = (0..6u64)
-            .map(|i| Board::new(1 << i, 1 << 40).unwrap())
-            .collect();
-        for (i, b) in boards[..4].iter().enumerate() {
-            tt.store(b, i as Score, Bound::Exact, 8 + i as u32, None, true);
-        }
-        // The bucket is full of solved entries: a deep midgame result is dropped...
-        tt.store(&boards[4], 30, Bound::Exact, 60, None, false);
-        assert_eq!(tt.probe(&boards[4]), None);
-        assert!(boards[..4].iter().all(|b| tt.probe(b).is_some()));
-        // ...a solved one replaces the shallowest solved entry...
-        tt.store(&boards[4], 30, Bound::Exact, 20, None, true);
-        assert_eq!(tt.probe(&boards[4]).unwrap().score, 30);
-        assert_eq!(tt.probe(&boards[0]), None);
-        // ...and after a new search the old solved entries are fair game.
-        tt.new_search();
-        tt.store(&boards[5], -6, Bound::Exact, 3, None, false);
-        assert_eq!(tt.probe(&boards[5]).unwrap().score, -6);
-        assert_eq!(tt.probe(&boards[1]), None);
     }
 }
