@@ -300,8 +300,9 @@ pub fn parse_board_string(s: &str) -> Result<Position, ParseError> {
             // More cells than 64, then the side to move apart ("<64 cells>- X").
             let extra: usize = cells.iter().map(|t| t.chars().count()).sum();
             ParseError::TooManyCells(64 + extra)
-        } else if side_text.chars().count() > 1 && side_text.chars().all(is_cell) {
-            // More cells than 64 ("<64 cells>-X"): say so rather than "bad side".
+        } else if glued && side_text.chars().count() > 1 && side_text.chars().all(is_cell) {
+            // More cells than 64 ("<64 cells>-X"): say so rather than "bad side" (apart
+            // from the cells, "<64 cells> XO" is a bad side).
             let extra = rest.chars().filter(|c| !c.is_whitespace()).count() - 1;
             ParseError::TooManyCells(64 + extra)
         } else if glued && side_text.chars().count() > 1 {
@@ -666,7 +667,11 @@ mod tests {
                 chars: 71
             }
         );
-        // A bad side letter apart from the cells is still a bad side.
+        // A bad side apart from the cells is still a bad side.
+        assert_eq!(
+            err(format!("{} XO", &b[..64])),
+            ParseError::BadSide("XO".into())
+        );
         assert_eq!(
             err(format!("{} Q", &b[..64])),
             ParseError::BadSide("Q".into())

@@ -356,7 +356,10 @@ impl<'a, W: Write> Batch<'a, W> {
             return Ok(());
         }
         let empties = p.position.board.empties();
-        if empties > LONG_SOLVE_EMPTIES && !matches!(self.opts.kind, SolveKind::Depth(_)) {
+        if empties > LONG_SOLVE_EMPTIES
+            && !matches!(self.opts.kind, SolveKind::Depth(_))
+            && !p.position.board.is_game_over()
+        {
             eprintln!(
                 "flank: position {id} has {empties} empties: {} solve may not finish in \
                  reasonable time (--depth N searches N plies instead)",

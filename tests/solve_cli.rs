@@ -197,3 +197,23 @@ fn positions_selects_by_number_and_keeps_the_numbering() {
     assert_eq!(code, 2);
     assert!(err.contains("empty range '5-3'"), "{err}");
 }
+
+#[test]
+fn a_finished_game_gets_no_long_solve_note() {
+    // Four black discs and 60 empties: neither side can move, so nothing is searched and the
+    // note about long exact solves (> 34 empties) would be noise.
+    let board = format!(
+        "{}XX{}XX{} X",
+        "-".repeat(27),
+        "-".repeat(6),
+        "-".repeat(27)
+    );
+    let (code, out, err) = flank(&["solve", "--json", "-"], &format!("{board} +64\n"));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("may not finish"), "{err}");
+    assert!(out.contains("\"empties\":60"), "{out}");
+    assert!(
+        out.contains("\"score\":64") && out.contains("\"ok\":true"),
+        "{out}"
+    );
+}
