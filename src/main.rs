@@ -911,7 +911,7 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
         Some(path) => {
             let f =
                 File::open(PathBuf::from(path)).with_context(|| format!("cannot open {path}"))?;
-            let problems = read_problems(BufReader::new(f))?;
+            let problems = read_problems(BufReader::new(f)).with_context(|| path.to_string())?;
             solve_problems(&problems, &mut out, &mut engine, &opts)?
         }
     };

@@ -253,6 +253,20 @@ fn a_bad_line_in_a_file_stops_the_run_before_any_solve() {
     assert_eq!(out, "", "nothing is solved before the file is checked");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("line 3: expected a 64-cell board string (a1..h8, then the side to move), got 'junk' (4 characters)"), "{err}");
+    // The message names the file.
+    assert!(
+        err.contains(&format!("{}: line 3", path.display())),
+        "{err}"
+    );
+    // A directory is named too, in one line.
+    let dir = std::env::temp_dir();
+    let (code, _, err) = flank(&["solve", dir.to_str().unwrap()], "");
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("{}: cannot read input", dir.display())),
+        "{err}"
+    );
 }
 
 #[test]
