@@ -62,7 +62,8 @@ pub enum ParseError {
     IllegalListedMove(String),
     /// Text that is not a board string at all: an unknown cell character in a first token
     /// that is not 64 characters long (a 64-character token, or cells written apart, give
-    /// [`ParseError::BadCell`] instead).
+    /// [`ParseError::BadCell`] instead), or a first token of 64 cells with more than one
+    /// character glued after them that are neither a side nor cells (`<64 cells>------z`).
     NotABoard {
         /// The first whitespace-separated token, as written.
         token: String,
