@@ -2007,8 +2007,9 @@ impl Searcher {
     ///
     /// The score is exact if it lies strictly inside the window, otherwise a bound with the
     /// right sign (so a WLD result's sign is exact). The PV is rebuilt from the TT and
-    /// confirmed with null-window searches, so it is always a legal line achieving the score
-    /// (for WLD: a line of moves with the same result sign, possibly shortened).
+    /// confirmed with null-window searches, so it is always a legal line to the end of the
+    /// game achieving the score (for a bound, a WLD win or loss: a line keeping the bound,
+    /// each winning step proven by a null-window search; it ends early only if stopped).
     pub fn solve(&mut self, b: &Board, alpha: Score, beta: Score) -> Option<SolveResult> {
         match self.pool.clone() {
             Some(pool) => {
@@ -2062,7 +2063,18 @@ impl Searcher {
         let pv = if exact {
             self.exact_pv(b, score)
         } else {
-            vec![best]
+            // A bound (a WLD win or loss): the best move, then a line keeping the bound.
+            let child = match best {
+                Move::Pass => b.pass(),
+                Move::Play(sq) => b.make_move(sq),
+            };
+            let mut pv = vec![best];
+            if score >= beta {
+                pv.extend(self.bound_pv(&child, -beta, false));
+            } else {
+                pv.extend(self.bound_pv(&child, -alpha, true));
+            }
+            pv
         };
         if self.stopped {
             return None;
@@ -2155,6 +2167,57 @@ impl Searcher {
                 return (v, x);
             }
         }
+    }
+
+    /// A line from `b` to the end of the game that keeps a proven bound on its score: the
+    /// score is ≥ `t` if `lower`, else ≤ `t` (a WLD win is ≥ 1, a loss ≤ −1). Where the
+    /// side to move holds a lower bound, each step is a move whose child is ≤ −t (the TT move
+    /// first, each candidate tested by one NWS); where it holds an upper bound every move
+    /// keeps it, and the TT move (else the first move) is taken. Ends early only if stopped.
+    fn bound_pv(&mut self, b: &Board, t: Score, lower: bool) -> Vec<Move> {
+        let mut pv = Vec::new();
+        let (mut b, mut t, mut lower) = (*b, t, lower);
+        while !b.is_game_over() && !self.stopped {
+            let moves = b.moves();
+            if moves == 0 {
+                pv.push(Move::Pass);
+                (b, t, lower) = (b.pass(), -t, !lower);
+                continue;
+            }
+            let tt_move = self
+                .tt
+                .probe(&b)
+                .and_then(|e| e.best)
+                .filter(|&m| moves & (1u64 << m) != 0)
+                .map(|m| m as u32);
+            let mut chosen = None;
+            if lower {
+                let mut order: Vec<u32> = tt_move.into_iter().collect();
+                let mut m = moves & !tt_move.map_or(0, |x| 1u64 << x);
+                while m != 0 {
+                    order.push(m.trailing_zeros());
+                    m &= m - 1;
+                }
+                for x in order {
+                    let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
+                    // The child is ≤ −t: its NWS at −t fails low.
+                    if self.nws_p(c.player, c.opponent, -t, b.empties() - 1, true) <= -t {
+                        chosen = Some((x, c));
+                        break;
+                    }
+                }
+            } else {
+                let x = tt_move.unwrap_or(moves.trailing_zeros());
+                chosen = Some((
+                    x,
+                    b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x)),
+                ));
+            }
+            let Some((x, c)) = chosen else { break };
+            pv.push(Move::Play(Square::from_index(x as u8)));
+            (b, t, lower) = (c, -t, !lower);
+        }
+        pv
     }
 
     /// Rebuilds the principal variation of a position whose exact score is `score`: at each

@@ -127,6 +127,20 @@ fn wld_agrees_in_sign_with_exact() {
             let best = p.move_scores.iter().find(|(m, _)| *m == r.best);
             assert!(best.is_some_and(|(_, s)| *s > 0), "{}", p.position);
         }
+        // The PV plays legally to the end of the game with the proven result.
+        let (mut b, mut sign) = (p.position.board, 1);
+        for m in &r.pv {
+            b = match m {
+                Move::Pass => b.pass(),
+                Move::Play(sq) => {
+                    assert!(b.moves() & (1u64 << sq.index()) != 0, "{}", p.position);
+                    b.make_move(*sq)
+                }
+            };
+            sign = -sign;
+        }
+        assert!(b.is_game_over(), "{}: PV {:?} ends early", p.position, r.pv);
+        assert_eq!((sign * b.final_score()).signum(), r.score, "{}", p.position);
     }
 }
 

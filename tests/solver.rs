@@ -39,6 +39,16 @@ fn check(engine: &mut Engine, ps: &[Problem], mode: SolveMode, what: &str) {
         if mode == SolveMode::Wld {
             assert_eq!(r.score, e.signum(), "{what}, position {i}: {}", p.position);
             assert_eq!(listed.map(|s| s.signum()), Some(e.signum()), "{what}, {i}");
+            // The PV is a whole line with the proven result (a win or a loss too, not only
+            // a draw, whose score is exact).
+            assert_eq!(r.pv.first(), Some(&r.best), "{what}, {i}");
+            let end = play_pv(&b, &r.pv, &format!("{what}, {i}"));
+            assert_eq!(
+                end.signum(),
+                r.score,
+                "{what}, {i}: PV {:?} ends {end}",
+                r.pv
+            );
         } else {
             assert_eq!(r.score, e, "{what}, position {i}: {}", p.position);
             assert!(
@@ -57,6 +67,12 @@ fn check(engine: &mut Engine, ps: &[Problem], mode: SolveMode, what: &str) {
 /// and the game over at its end with the final disc difference `score` (`board`'s side to
 /// move's view).
 fn assert_pv_plays_to(board: &flank::Board, pv: &[flank::Move], score: i32, what: &str) {
+    assert_eq!(play_pv(board, pv, what), score, "{what}: PV's final score");
+}
+
+/// Plays `pv` from `board` as [`assert_pv_plays_to`] checks it, and returns the final disc
+/// difference from `board`'s side to move's view.
+fn play_pv(board: &flank::Board, pv: &[flank::Move], what: &str) -> i32 {
     let mut b = *board;
     let mut sign = 1;
     for (k, m) in pv.iter().enumerate() {
@@ -77,7 +93,7 @@ fn assert_pv_plays_to(board: &flank::Board, pv: &[flank::Move], score: i32, what
         "{what}: PV of {} plies ends early",
         pv.len()
     );
-    assert_eq!(sign * b.final_score(), score, "{what}: PV's final score");
+    sign * b.final_score()
 }
 
 /// A wipe-out (+64, the top of the window) still gets its whole PV: FFO #59 after 12 moves of
