@@ -2169,6 +2169,24 @@ impl Searcher {
         }
     }
 
+    /// The moves `moves` of `b` in the order the PV rebuilders try them: the TT move first,
+    /// then the others in square order. Never empty when `moves` is not.
+    fn pv_order(&self, b: &Board, moves: u64) -> Vec<u32> {
+        let tt_move = self
+            .tt
+            .probe(b)
+            .and_then(|e| e.best)
+            .filter(|&m| moves & (1u64 << m) != 0)
+            .map(|m| m as u32);
+        let mut order: Vec<u32> = tt_move.into_iter().collect();
+        let mut m = moves & !tt_move.map_or(0, |x| 1u64 << x);
+        while m != 0 {
+            order.push(m.trailing_zeros());
+            m &= m - 1;
+        }
+        order
+    }
+
     /// A line from `b` to the end of the game that keeps a proven bound on its score: the
     /// score is ≥ `t` if `lower`, else ≤ `t` (a WLD win is ≥ 1, a loss ≤ −1). Where the
     /// side to move holds a lower bound, each step is a move whose child is ≤ −t (the TT move
@@ -2184,20 +2202,9 @@ impl Searcher {
                 (b, t, lower) = (b.pass(), -t, !lower);
                 continue;
             }
-            let tt_move = self
-                .tt
-                .probe(&b)
-                .and_then(|e| e.best)
-                .filter(|&m| moves & (1u64 << m) != 0)
-                .map(|m| m as u32);
+            let order = self.pv_order(&b, moves);
             let mut chosen = None;
             if lower {
-                let mut order: Vec<u32> = tt_move.into_iter().collect();
-                let mut m = moves & !tt_move.map_or(0, |x| 1u64 << x);
-                while m != 0 {
-                    order.push(m.trailing_zeros());
-                    m &= m - 1;
-                }
                 for x in order {
                     let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
                     // The child is ≤ −t: its NWS at −t fails low.
@@ -2207,7 +2214,7 @@ impl Searcher {
                     }
                 }
             } else {
-                let x = tt_move.unwrap_or(moves.trailing_zeros());
+                let x = order[0];
                 chosen = Some((
                     x,
                     b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x)),
@@ -2235,23 +2242,7 @@ impl Searcher {
                 score = -score;
                 continue;
             }
-            let tt_move = self
-                .tt
-                .probe(&b)
-                .and_then(|e| e.best)
-                .filter(|&m| moves & (1u64 << m) != 0);
-            let mut order: Vec<u32> = Vec::new();
-            if let Some(m) = tt_move {
-                order.push(m as u32);
-            }
-            let mut m = moves;
-            while m != 0 {
-                let x = m.trailing_zeros();
-                m &= m - 1;
-                if Some(x as u8) != tt_move {
-                    order.push(x);
-                }
-            }
+            let order = self.pv_order(&b, moves);
             let empties = b.empties();
             let mut found = None;
             for x in order {
