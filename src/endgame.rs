@@ -26,7 +26,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::board::{Board, SCORE_INF, Score, neighbours};
-use crate::eval::evaluate;
+use crate::eval::{ChildEval, evaluate};
 use crate::probcut;
 use crate::square::{Move, Square};
 use crate::tt::{Bound, TranspositionTable};
@@ -502,6 +502,17 @@ pub(crate) fn leaf_value(p: u64, o: u64, moves: u64) -> Score {
     }
 }
 
+/// [`leaf_value`] of the child `(cp, co)` of a position, reached by playing `x` flipping
+/// `flipped`, given the child's moves `cm` and the parent's [`ChildEval`]: the same value.
+#[inline]
+fn child_value(ce: &ChildEval, cp: u64, co: u64, x: u32, flipped: u64, cm: u64) -> Score {
+    if cm != 0 {
+        ce.evaluate(cp, co, x, flipped, cm)
+    } else {
+        leaf_value(cp, co, 0)
+    }
+}
+
 /// Masks of the 15 a1–h8 diagonals and 15 h1–a8 anti-diagonals of length ≥ 1.
 #[cfg(test)]
 const fn diagonal_masks() -> [u64; 30] {
@@ -655,10 +666,11 @@ struct MoveList {
 /// (every entry keyed by [`Searcher::fastest_first`] for the position `(p, o)`).
 #[inline]
 fn eval_order(list: &mut MoveList, p: u64, o: u64) {
+    let ce = ChildEval::new(p, o);
     for i in 0..list.n {
         let x = list.sq(i);
         let (f, cm) = list.child(x);
-        let v = leaf_value(o ^ f, p ^ f ^ (1 << x), cm);
+        let v = child_value(&ce, o ^ f, p ^ f ^ (1 << x), x, f, cm);
         list.add_key(i, EVAL_ORDER_WEIGHT * v);
     }
 }
@@ -718,6 +730,14 @@ impl MoveList {
                 self.child_moves[sq as usize & 63].assume_init(),
             )
         }
+    }
+    /// Records the flips `f` of the move `sq` and the moves `cm` of the child it reaches,
+    /// for [`MoveList::child`].
+    #[inline]
+    fn set_child(&mut self, sq: u32, f: u64, cm: u64) {
+        self.flips[sq as usize & 63] = MaybeUninit::new(f);
+        self.child_moves[sq as usize & 63] = MaybeUninit::new(cm);
+        self.has_child_moves |= 1u64 << sq;
     }
     /// The flips of the move `sq`, for a square whose flips [`Searcher::etc`] left.
     #[inline]
@@ -1376,6 +1396,7 @@ impl Searcher {
         // Ordering; at depth 2 the children's moves are kept for their depth-1 searches.
         let mut list = MoveList::new();
         let mut child_moves = [0u64; 64];
+        let ce = (depth >= 3).then(|| ChildEval::new(p, o));
         let mut m = moves;
         while m != 0 {
             let x = m.trailing_zeros();
@@ -1385,8 +1406,8 @@ impl Searcher {
             } else {
                 let f = flips(p, o, x);
                 let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
-                if depth >= 3 {
-                    leaf_value(cp, co, get_moves(cp, co))
+                if let Some(ce) = &ce {
+                    child_value(ce, cp, co, x, f, get_moves(cp, co))
                 } else {
                     let cm = get_moves(cp, co);
                     child_moves[x as usize] = cm;
@@ -1500,30 +1521,36 @@ impl Searcher {
                 FIRST_KEY
             } else {
                 let f = flips(p, o, x);
-                get_moves(o ^ f, p ^ f ^ (1 << x)).count_ones() as i32
+                let cm = get_moves(o ^ f, p ^ f ^ (1 << x));
+                list.set_child(x, f, cm);
+                cm.count_ones() as i32
             };
             list.push(x, key);
         }
         list.sort();
         let mut best = -SCORE_INF;
         let mut best_move = list.sq(0);
+        // The children after the first are evaluated from the parent's pattern digits.
+        let mut ce: Option<ChildEval> = None;
         for i in 0..list.n {
             let x = list.sq(i);
-            let f = flips(p, o, x);
+            let (f, cm) = if list.key(i) == FIRST_KEY {
+                let f = flips(p, o, x);
+                (f, get_moves(o ^ f, p ^ f ^ (1 << x)))
+            } else {
+                list.child(x)
+            };
             let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
             self.nodes += 1;
             if self.check_stop() {
                 return (0, 64);
             }
-            let key = list.key(i);
-            let cm = if key == FIRST_KEY {
-                get_moves(cp, co)
-            } else if key == 0 {
-                0
+            let v = if i == 0 {
+                -leaf_value(cp, co, cm)
             } else {
-                1
+                let ce = ce.get_or_insert_with(|| ChildEval::new(p, o));
+                -child_value(ce, cp, co, x, f, cm)
             };
-            let v = -leaf_value(cp, co, cm);
             if i > 0 && v > alpha && v < beta {
                 // The PVS re-search of the leaf.
                 self.nodes += 1;

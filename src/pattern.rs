@@ -37,6 +37,8 @@ pub const NUM_PHASES: usize = 30;
 pub const PHASE_WIDTH: u32 = 2;
 /// Pattern instances per position.
 pub const PATTERN_INSTANCES: usize = 54;
+/// Disc-pattern instances per position (the first ones; the rest read the legal moves).
+pub const DISC_INSTANCES: usize = 46;
 /// Features per position: the pattern instances plus 6 global features.
 pub const FEATURES_PER_POSITION: usize = PATTERN_INSTANCES + 11;
 
@@ -330,6 +332,166 @@ static INSTANCES: Lazy<Instances> = Lazy::new(|| {
     t
 });
 
+/// Most disc-pattern instances one square belongs to (b2 and its images: 8).
+const MAX_SQUARE_INSTANCES: usize = 10;
+
+/// For each square, the disc-pattern instances it belongs to and its digit weight (3^k for
+/// digit k) in each: what one disc on that square adds to the instance's ternary value.
+struct SquareDigits {
+    /// `(instance, weight)` pairs, the first `len[sq]` valid.
+    items: [[(u8, u16); MAX_SQUARE_INSTANCES]; 64],
+    len: [u8; 64],
+}
+
+static SQUARE_DIGITS: Lazy<SquareDigits> = Lazy::new(|| {
+    let t = &*INSTANCES;
+    assert_eq!(t.mobility_from, DISC_INSTANCES);
+    let mut s = SquareDigits {
+        items: [[(0, 0); MAX_SQUARE_INSTANCES]; 64],
+        len: [0; 64],
+    };
+    for i in 0..DISC_INSTANCES {
+        let mask = t.mask[i];
+        let mut rest = mask;
+        while rest != 0 {
+            let sq = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let j = (mask & ((1u64 << sq) - 1)).count_ones();
+            let w = t.digits[DIGITS_STRIDE * i + (1usize << j)];
+            let n = s.len[sq] as usize;
+            s.items[sq][n] = (i as u8, w);
+            s.len[sq] += 1;
+        }
+    }
+    s
+});
+
+/// The disc-pattern digits of a position: per disc-pattern instance, the ternary value of the
+/// side to move's discs alone (`p`, digit 1 per disc) and of the opponent's (`o`); the
+/// instance's index is `p + 2 o`. Both are linear in the discs, so a child's digits follow
+/// from its parent's by the squares a move changes ([`DiscDigits::child`]): the cheap way to
+/// evaluate every child of a node (Edax updates its feature indices in make-move the same
+/// way). Used with [`PatternEval::evaluate_child`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiscDigits {
+    p: [u16; DISC_INSTANCES],
+    o: [u16; DISC_INSTANCES],
+}
+
+impl DiscDigits {
+    /// The digits of the position with `p` the side to move's discs and `o` the opponent's.
+    #[inline]
+    pub fn new(p: u64, o: u64) -> DiscDigits {
+        #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+        {
+            use std::arch::x86_64::_pext_u64;
+            let t = &*INSTANCES;
+            let mut d = DiscDigits {
+                p: [0; DISC_INSTANCES],
+                o: [0; DISC_INSTANCES],
+            };
+            for i in 0..DISC_INSTANCES {
+                // SAFETY: BMI2 is enabled at compile time (cfg above).
+                let (bp, bo) = unsafe { (_pext_u64(p, t.mask[i]), _pext_u64(o, t.mask[i])) };
+                let digits = &t.digits[DIGITS_STRIDE * i..DIGITS_STRIDE * (i + 1)];
+                d.p[i] = digits[bp as usize];
+                d.o[i] = digits[bo as usize];
+            }
+            d
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+        DiscDigits::by_squares(p, o)
+    }
+
+    /// [`DiscDigits::new`] summed square by square (the portable path, and the reference of
+    /// the tests).
+    pub fn by_squares(p: u64, o: u64) -> DiscDigits {
+        let s = &*SQUARE_DIGITS;
+        let mut d = DiscDigits {
+            p: [0; DISC_INSTANCES],
+            o: [0; DISC_INSTANCES],
+        };
+        for (bits, side) in [(p, &mut d.p), (o, &mut d.o)] {
+            let mut m = bits;
+            while m != 0 {
+                let sq = m.trailing_zeros() as usize;
+                m &= m - 1;
+                for &(i, w) in &s.items[sq][..s.len[sq] as usize] {
+                    side[i as usize] += w;
+                }
+            }
+        }
+        d
+    }
+
+    /// The digits of the child after the side to move plays square `x` (0–63) flipping the
+    /// discs `flipped`: the opponent is then to move, so the sides swap.
+    #[inline]
+    pub fn child(&self, x: u32, flipped: u64) -> DiscDigits {
+        let s = &*SQUARE_DIGITS;
+        // The child's side to move is the parent's opponent, who loses the flipped discs; the
+        // child's opponent is the parent's mover, who gains them and x.
+        let mut c = DiscDigits {
+            p: self.o,
+            o: self.p,
+        };
+        let mut m = flipped;
+        while m != 0 {
+            let sq = m.trailing_zeros() as usize;
+            m &= m - 1;
+            for &(i, w) in &s.items[sq][..s.len[sq] as usize] {
+                c.p[i as usize] -= w;
+                c.o[i as usize] += w;
+            }
+        }
+        let x = x as usize & 63;
+        for &(i, w) in &s.items[x][..s.len[x] as usize] {
+            c.o[i as usize] += w;
+        }
+        c
+    }
+}
+
+/// [`raw_indices`] of `b` given its disc digits `d` ([`DiscDigits`] of `b`) and `lp`, the side
+/// to move's legal moves; the result is the same.
+#[inline]
+pub fn raw_indices_with(
+    b: &Board,
+    d: &DiscDigits,
+    lp: u64,
+    out: &mut [u32; FEATURES_PER_POSITION],
+) {
+    let t = &*INSTANCES;
+    for (i, x) in out[..DISC_INSTANCES].iter_mut().enumerate() {
+        *x = t.raw_offset[i] + d.p[i] as u32 + 2 * d.o[i] as u32;
+    }
+    let lo = get_moves(b.opponent, b.player);
+    let lo_only = lo & !lp;
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        use std::arch::x86_64::_pext_u64;
+        for (i, x) in out[..PATTERN_INSTANCES]
+            .iter_mut()
+            .enumerate()
+            .skip(DISC_INSTANCES)
+        {
+            // SAFETY: BMI2 is enabled at compile time (cfg above).
+            let (ba, bc) = unsafe { (_pext_u64(lp, t.mask[i]), _pext_u64(lo_only, t.mask[i])) };
+            let digits = &t.digits[DIGITS_STRIDE * i..DIGITS_STRIDE * (i + 1)];
+            *x = t.raw_offset[i] + digits[ba as usize] as u32 + 2 * digits[bc as usize] as u32;
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let mut full = [0u32; FEATURES_PER_POSITION];
+        raw_indices_portable(b, &mut full);
+        out[DISC_INSTANCES..PATTERN_INSTANCES]
+            .copy_from_slice(&full[DISC_INSTANCES..PATTERN_INSTANCES]);
+        let _ = lo_only;
+    }
+    global_indices(b, lp, lo, out);
+}
+
 /// Writes the raw table indices (into one phase's table of [`Layout::raw_len`] weights) of all
 /// [`FEATURES_PER_POSITION`] features of `b` into `out`.
 #[inline]
@@ -517,12 +679,32 @@ impl PatternEval {
         }
     }
 
+    /// [`PatternEval::evaluate`] of `b` given its disc digits `d` and `lp`, the side to move's
+    /// legal moves (non-zero); the same value, computed without reading the discs again.
+    #[inline]
+    pub fn evaluate_child(&self, b: &Board, d: &DiscDigits, lp: u64) -> i32 {
+        let mut idx = [0u32; FEATURES_PER_POSITION];
+        raw_indices_with(b, d, lp, &mut idx);
+        let e = b.empties();
+        let linear = self.linear_at(phase(e), &idx);
+        let v = match self.nets.for_empties(e) {
+            Some(net) => linear + net.correction(&idx),
+            None => linear,
+        };
+        Self::round(v)
+    }
+
+    /// A fine value (1/[`SCALE`] disc) rounded to nearest disc and clamped to −63…63.
+    #[inline]
+    fn round(v: i32) -> i32 {
+        ((v + SCALE / 2).div_euclid(SCALE)).clamp(-63, 63)
+    }
+
     /// The evaluation of `b` for the side to move in discs, rounded to nearest and clamped to
     /// −63…63 (a decisive final score of ±64 stays better than any estimate).
     #[inline]
     pub fn evaluate(&self, b: &Board) -> i32 {
-        let v = self.evaluate_fine(b);
-        ((v + SCALE / 2).div_euclid(SCALE)).clamp(-63, 63)
+        Self::round(self.evaluate_fine(b))
     }
 }
 

@@ -6,9 +6,9 @@ mod common;
 
 use common::{data_file, flank};
 use flank::board::{Board, Symmetry};
-use flank::eval::Evaluator;
+use flank::eval::{ChildEval, Evaluator};
 use flank::format::parse_problem_line;
-use flank::pattern::{FEATURES_PER_POSITION, compact_features};
+use flank::pattern::{DiscDigits, FEATURES_PER_POSITION, compact_features};
 
 /// Positions from deterministic pseudo-random games, every ply.
 fn positions(n: usize) -> Vec<Board> {
@@ -30,6 +30,40 @@ fn positions(n: usize) -> Vec<Board> {
         }
     }
     out
+}
+
+/// Every child of 3,000 positions of random games (all phases, the residual nets at 2–9
+/// empties included): the child evaluation from the parent's pattern digits equals the
+/// evaluation of the child board, and the updated digits equal those read from the child.
+#[test]
+fn child_evaluation_equals_evaluating_the_child() {
+    let mut children = 0;
+    for b in positions(3000) {
+        let ce = ChildEval::new(b.player, b.opponent);
+        let parent = DiscDigits::new(b.player, b.opponent);
+        assert_eq!(
+            parent,
+            DiscDigits::by_squares(b.player, b.opponent),
+            "{b:?}"
+        );
+        for sq in b.legal_moves() {
+            let x = sq.index() as u32;
+            let c = b.make_move(sq);
+            let flipped = b.opponent & !c.player;
+            assert_eq!(
+                parent.child(x, flipped),
+                DiscDigits::new(c.player, c.opponent),
+                "{b:?} {sq}"
+            );
+            let cm = c.moves();
+            if cm != 0 {
+                let v = ce.evaluate(c.player, c.opponent, x, flipped, cm);
+                assert_eq!(v, flank::eval::evaluate(&c), "{b:?} {sq}");
+                children += 1;
+            }
+        }
+    }
+    assert!(children > 20_000, "{children}");
 }
 
 #[test]
