@@ -289,6 +289,25 @@ struct Instances {
 /// Entries per instance in [`Instances::digits`] (patterns have at most 10 squares).
 const DIGITS_STRIDE: usize = 1024;
 
+impl Instances {
+    /// Instance `i`'s base-order ternary value of the squares of `bits` it holds (digit 1 for
+    /// each set square), by `pext` and the digit table.
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[inline(always)]
+    fn digits_of(&self, i: usize, bits: u64) -> u16 {
+        // SAFETY: BMI2 is enabled at compile time (cfg above).
+        let b = unsafe { std::arch::x86_64::_pext_u64(bits, self.mask[i]) };
+        self.digits[DIGITS_STRIDE * i + b as usize]
+    }
+
+    /// Instance `i`'s raw index for the sides `a` (digit 1) and `c` (digit 2).
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[inline(always)]
+    fn index_of(&self, i: usize, a: u64, c: u64) -> u32 {
+        self.raw_offset[i] + self.digits_of(i, a) as u32 + 2 * self.digits_of(i, c) as u32
+    }
+}
+
 static INSTANCES: Lazy<Instances> = Lazy::new(|| {
     let layout = &*LAYOUT;
     let mut t = Instances {
@@ -384,20 +403,11 @@ impl DiscDigits {
     pub fn new(p: u64, o: u64) -> DiscDigits {
         #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
         {
-            use std::arch::x86_64::_pext_u64;
             let t = &*INSTANCES;
-            let mut d = DiscDigits {
-                p: [0; DISC_INSTANCES],
-                o: [0; DISC_INSTANCES],
-            };
-            for i in 0..DISC_INSTANCES {
-                // SAFETY: BMI2 is enabled at compile time (cfg above).
-                let (bp, bo) = unsafe { (_pext_u64(p, t.mask[i]), _pext_u64(o, t.mask[i])) };
-                let digits = &t.digits[DIGITS_STRIDE * i..DIGITS_STRIDE * (i + 1)];
-                d.p[i] = digits[bp as usize];
-                d.o[i] = digits[bo as usize];
+            DiscDigits {
+                p: std::array::from_fn(|i| t.digits_of(i, p)),
+                o: std::array::from_fn(|i| t.digits_of(i, o)),
             }
-            d
         }
         #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
         DiscDigits::by_squares(p, o)
@@ -461,35 +471,29 @@ pub fn raw_indices_with(
     lp: u64,
     out: &mut [u32; FEATURES_PER_POSITION],
 ) {
-    let t = &*INSTANCES;
-    for (i, x) in out[..DISC_INSTANCES].iter_mut().enumerate() {
-        *x = t.raw_offset[i] + d.p[i] as u32 + 2 * d.o[i] as u32;
-    }
-    let lo = get_moves(b.opponent, b.player);
-    let lo_only = lo & !lp;
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     {
-        use std::arch::x86_64::_pext_u64;
+        let t = &*INSTANCES;
+        for (i, x) in out[..DISC_INSTANCES].iter_mut().enumerate() {
+            *x = t.raw_offset[i] + d.p[i] as u32 + 2 * d.o[i] as u32;
+        }
+        let lo = get_moves(b.opponent, b.player);
+        let lo_only = lo & !lp;
         for (i, x) in out[..PATTERN_INSTANCES]
             .iter_mut()
             .enumerate()
             .skip(DISC_INSTANCES)
         {
-            // SAFETY: BMI2 is enabled at compile time (cfg above).
-            let (ba, bc) = unsafe { (_pext_u64(lp, t.mask[i]), _pext_u64(lo_only, t.mask[i])) };
-            let digits = &t.digits[DIGITS_STRIDE * i..DIGITS_STRIDE * (i + 1)];
-            *x = t.raw_offset[i] + digits[ba as usize] as u32 + 2 * digits[bc as usize] as u32;
+            *x = t.index_of(i, lp, lo_only);
         }
+        global_indices(b, lp, lo, out);
     }
+    // Without BMI2 the digits are no shortcut: the portable path reads everything.
     #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
     {
-        let mut full = [0u32; FEATURES_PER_POSITION];
-        raw_indices_portable(b, &mut full);
-        out[DISC_INSTANCES..PATTERN_INSTANCES]
-            .copy_from_slice(&full[DISC_INSTANCES..PATTERN_INSTANCES]);
-        let _ = lo_only;
+        let _ = (d, lp);
+        raw_indices_portable(b, out);
     }
-    global_indices(b, lp, lo, out);
 }
 
 /// Writes the raw table indices (into one phase's table of [`Layout::raw_len`] weights) of all
@@ -498,22 +502,15 @@ pub fn raw_indices_with(
 pub fn raw_indices(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     {
-        use std::arch::x86_64::_pext_u64;
         let t = &*INSTANCES;
         let (p, o) = (b.player, b.opponent);
         let (lp, lo) = (get_moves(p, o), get_moves(o, p));
-        let read = |i: usize, a: u64, c: u64| {
-            // SAFETY: BMI2 is enabled at compile time (cfg above).
-            let (ba, bc) = unsafe { (_pext_u64(a, t.mask[i]), _pext_u64(c, t.mask[i])) };
-            let d = &t.digits[DIGITS_STRIDE * i..DIGITS_STRIDE * (i + 1)];
-            t.raw_offset[i] + d[ba as usize] as u32 + 2 * d[bc as usize] as u32
-        };
         let lo_only = lo & !lp;
         for (i, x) in out[..PATTERN_INSTANCES].iter_mut().enumerate() {
             *x = if i < t.mobility_from {
-                read(i, p, o)
+                t.index_of(i, p, o)
             } else {
-                read(i, lp, lo_only)
+                t.index_of(i, lp, lo_only)
             };
         }
         global_indices(b, lp, lo, out);
@@ -671,10 +668,16 @@ impl PatternEval {
     pub fn evaluate_fine(&self, b: &Board) -> i32 {
         let mut idx = [0u32; FEATURES_PER_POSITION];
         raw_indices(b, &mut idx);
-        let e = b.empties();
-        let linear = self.linear_at(phase(e), &idx);
-        match self.nets.for_empties(e) {
-            Some(net) => linear + net.correction(&idx),
+        self.fine_at(b.empties(), &idx)
+    }
+
+    /// The linear sum plus the net correction, in 1/[`SCALE`] discs, of a position with
+    /// `empties` empties and raw indices `idx`.
+    #[inline(always)]
+    fn fine_at(&self, empties: u32, idx: &[u32; FEATURES_PER_POSITION]) -> i32 {
+        let linear = self.linear_at(phase(empties), idx);
+        match self.nets.for_empties(empties) {
+            Some(net) => linear + net.correction(idx),
             None => linear,
         }
     }
@@ -685,13 +688,7 @@ impl PatternEval {
     pub fn evaluate_child(&self, b: &Board, d: &DiscDigits, lp: u64) -> i32 {
         let mut idx = [0u32; FEATURES_PER_POSITION];
         raw_indices_with(b, d, lp, &mut idx);
-        let e = b.empties();
-        let linear = self.linear_at(phase(e), &idx);
-        let v = match self.nets.for_empties(e) {
-            Some(net) => linear + net.correction(&idx),
-            None => linear,
-        };
-        Self::round(v)
+        Self::round(self.fine_at(b.empties(), &idx))
     }
 
     /// A fine value (1/[`SCALE`] disc) rounded to nearest disc and clamped to −63…63.
