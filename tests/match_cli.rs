@@ -121,6 +121,24 @@ fn flank_against_flank_with_ggf_and_json() {
         };
     }
     assert_eq!(v["points"][0].as_f64().unwrap(), a_points);
+    // The fraction of each clock used: per game used_ms / 10 000 ms, in the summary the
+    // largest and the mean of those; level 3 stays far from the 95 % limit.
+    for k in 0..2 {
+        let f: Vec<f64> = games
+            .iter()
+            .map(|g| {
+                let used = g["used_ms"][k].as_f64().unwrap();
+                let frac = g["clock_used"][k].as_f64().unwrap();
+                assert!((frac - used / 10_000.0).abs() < 1e-12, "{g}");
+                assert!(frac > 0.0 && frac < 0.95, "{g}");
+                frac
+            })
+            .collect();
+        assert_eq!(v["clock_used_max"][k].as_f64().unwrap(), f[0].max(f[1]));
+        let mean = v["clock_used_mean"][k].as_f64().unwrap();
+        assert!((mean - (f[0] + f[1]) / 2.0).abs() < 1e-12, "{v}");
+        assert_eq!(v["games_over_95"][k], 0);
+    }
     let _ = std::fs::remove_file(&ggf);
 }
 
@@ -155,6 +173,8 @@ fn text_summary_lists_games_and_totals() {
     );
     assert!(out.contains("first vs second: 2 games"), "{out}");
     assert!(out.contains("race to 500 points"), "{out}");
+    assert!(out.contains("clock used: first max "), "{out}");
+    assert!(lines[0].contains(", clock used first "), "{out}");
     // Each round line carries the running race totals.
     assert!(lines[0].contains(", race first "), "{out}");
 }
@@ -249,6 +269,10 @@ fn illegal_moves_wrong_passes_time_losses_and_protocol_errors() {
         assert_eq!(g["winner"], "b", "{g}");
         if reason == "time" {
             assert_eq!(v["time_losses"][0], 1);
+            // A loss on time is the whole clock, and over the 95 % limit.
+            assert_eq!(g["clock_used"][0], 1.0);
+            assert_eq!(v["clock_used_max"][0], 1.0);
+            assert_eq!(v["games_over_95"][0], 1);
         }
     }
 }

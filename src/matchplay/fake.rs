@@ -30,6 +30,8 @@ pub enum Policy {
     RefusePlay,
     /// First legal moves at once, but sleeps this long in every `play` and `time_left`.
     SlowCommands(Duration),
+    /// First legal moves, each after sleeping this long (every `genmove` takes at least it).
+    SleepEachMove(Duration),
 }
 
 /// A scripted player.
@@ -168,6 +170,10 @@ impl Player for Fake {
                 if ahead {
                     std::thread::sleep(*d);
                 }
+                first
+            }
+            Policy::SleepEachMove(d) => {
+                std::thread::sleep(*d);
                 first
             }
             Policy::CrashAt(n) => {
