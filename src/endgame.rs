@@ -627,6 +627,9 @@ pub struct Searcher {
     /// The empties (inclusive range) at which an exact root solve runs the selective
     /// pre-searches first.
     mpc_root_empties: (u32, u32),
+    /// The midgame ProbCut of [`Searcher::order_pvs`]: the calibration and its confidence `t`
+    /// (standard deviations); `None` = off (always off in solves and their ordering searches).
+    mid_mpc: Option<(&'static probcut::MpcTable, f64)>,
 }
 
 /// Result of a root solve.
@@ -823,6 +826,7 @@ impl Searcher {
                 probcut::MPC_ROOT_EMPTIES,
                 probcut::root_max_empties(tt.buckets()),
             ),
+            mid_mpc: None,
             tt,
         }
     }
@@ -859,6 +863,17 @@ impl Searcher {
     /// either way; only the node count changes.
     pub fn set_mpc_root_empties(&mut self, min: u32, max: u32) {
         self.mpc_root_empties = (min, max);
+    }
+
+    /// Turns the midgame multi-ProbCut of [`Searcher::order_pvs`] on with confidence `t`
+    /// (standard deviations, > 0) and the active evaluation's calibration
+    /// ([`crate::eval::mpc_table`]), or off with `None` (or without a calibration). The
+    /// midgame iterations set it; a solve must run with it off.
+    pub fn set_mid_mpc(&mut self, t: Option<f64>) {
+        self.mid_mpc = match t {
+            Some(t) if t > 0.0 => crate::eval::mpc_table().map(|table| (table, t)),
+            _ => None,
+        };
     }
 
     /// Changes the hard deadline (e.g. between the midgame and the solve of one search).
@@ -1392,6 +1407,13 @@ impl Searcher {
             }
             None => None,
         };
+        if depth >= probcut::MID_MPC_MIN_DEPTH
+            && beta == alpha + 1
+            && self.mid_mpc.is_some()
+            && let Some(v) = self.mid_probcut(p, o, alpha, depth)
+        {
+            return (v, tt_move.map_or(64, u32::from));
+        }
         let alpha0 = alpha;
         // Ordering; at depth 2 the children's moves are kept for their depth-1 searches.
         let mut list = MoveList::new();
@@ -1838,6 +1860,43 @@ impl Searcher {
                 self.order_pvs(p, o, bound, bound + 1, depth, true).0
             };
             (v <= bound && !self.stopped).then_some((alpha, Bound::Upper))
+        }
+    }
+
+    /// Midgame multi-ProbCut (Buro 1997) at a null-window node (alpha, alpha + 1) of `(p, o)`
+    /// searched to `depth` plies: with the fit deep ≈ a × shallow + b ± sigma of
+    /// [`probcut::MpcTable::fit`] for [`probcut::mid_shallow_depth`], a shallow search
+    /// predicting at least beta + t × sigma fails the node high (returns beta), one
+    /// predicting at most alpha − t × sigma fails it low (returns alpha). The static
+    /// evaluation chooses which test is tried (at or above beta: the high one). `None` if
+    /// neither cuts, or without a fit.
+    fn mid_probcut(&mut self, p: u64, o: u64, alpha: Score, depth: i32) -> Option<Score> {
+        let (table, t) = self.mid_mpc?;
+        let empties = 64 - (p | o).count_ones();
+        let d = probcut::mid_shallow_depth(depth);
+        let f = table.fit(empties, depth, d)?;
+        let (a, b, margin) = (f.a as f64, f.b as f64, t * f.sigma as f64);
+        let beta = alpha + 1;
+        let eval = evaluate(&Board {
+            player: p,
+            opponent: o,
+        });
+        if eval >= beta {
+            let bound = ((beta as f64 + margin - b) / a).ceil();
+            if bound > 64.0 {
+                return None;
+            }
+            let bound = (bound as Score).max(-63);
+            let v = self.order_pvs(p, o, bound - 1, bound, d, true).0;
+            (v >= bound && !self.stopped).then_some(beta)
+        } else {
+            let bound = ((alpha as f64 - margin - b) / a).floor();
+            if bound < -64.0 {
+                return None;
+            }
+            let bound = (bound as Score).min(63);
+            let v = self.order_pvs(p, o, bound, bound + 1, d, true).0;
+            (v <= bound && !self.stopped).then_some(alpha)
         }
     }
 

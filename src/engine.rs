@@ -112,6 +112,27 @@ pub const AUTO_UNTIMED_SOLVE_EMPTIES: u32 = 20;
 /// Midgame depth used when neither a depth nor any time limit is given.
 pub const DEFAULT_DEPTH: u32 = 10;
 
+/// The exact solver's speed assumed before any solve was measured, in nodes per ms per
+/// thread (about 15 M nodes/s, what one core of this machine class solves at 20-30 empties;
+/// docs/benchmarks.md).
+pub const SOLVE_NODES_PER_MS_PER_THREAD: f64 = 15_000.0;
+
+/// The nodes of a WLD solve as a fraction of the exact solve's, for [`Engine::solve_plan`].
+pub const WLD_NODE_FRACTION: f64 = 0.4;
+
+/// The estimated nodes of an exact solve of a typical game position with `empties` empties
+/// (1 thread): 3 M at 20 empties (hard-20 averages 3.6 M), times 2.3 per further empty
+/// (FFO #40-#59: 14-19 M at 20-23, 40-300 M at 24, 0.9-3.8 G at 28-29; game positions are
+/// easier than FFO's). Below 20, divided by 2.3 per empty.
+pub fn solve_nodes_estimate(empties: u32) -> f64 {
+    3.0e6 * 2.3f64.powi(empties as i32 - 20)
+}
+
+/// [`SOLVE_NODES_PER_MS_PER_THREAD`] for `threads` threads (YBWC gains about 1.7× on two).
+fn initial_solve_speed(threads: usize) -> f64 {
+    SOLVE_NODES_PER_MS_PER_THREAD * (threads.max(1) as f64).powf(0.8)
+}
+
 /// The engine: shared state for searches of one game or one batch of problems.
 pub struct Engine {
     config: EngineConfig,
@@ -121,6 +142,12 @@ pub struct Engine {
     pool: Option<Arc<rayon::ThreadPool>>,
     /// Nodes of the running search so far, for progress displays.
     progress: Arc<AtomicU64>,
+    /// The confidence `t` of the midgame multi-ProbCut (`None`: off); see
+    /// [`Engine::set_mid_mpc`].
+    mid_mpc: Option<f64>,
+    /// The solve speed that [`Engine::solve_plan`] assumes, in estimated nodes per ms
+    /// (starts at [`SOLVE_NODES_PER_MS_PER_THREAD`] times the threads; measured solves refine it).
+    solve_nodes_per_ms: f64,
 }
 
 /// A rayon pool of `threads` threads for parallel solves; `None` for one thread or if the
@@ -145,6 +172,8 @@ impl Engine {
         Engine {
             pool: solve_pool(config.threads),
             progress: Arc::new(AtomicU64::new(0)),
+            mid_mpc: Some(crate::probcut::MID_DEFAULT_T),
+            solve_nodes_per_ms: initial_solve_speed(config.threads),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt,
@@ -159,6 +188,8 @@ impl Engine {
         Ok(Engine {
             pool: solve_pool(config.threads),
             progress: Arc::new(AtomicU64::new(0)),
+            mid_mpc: Some(crate::probcut::MID_DEFAULT_T),
+            solve_nodes_per_ms: initial_solve_speed(config.threads),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt: Arc::new(tt),
@@ -171,6 +202,8 @@ impl Engine {
         Engine {
             pool: solve_pool(config.threads),
             progress: Arc::new(AtomicU64::new(0)),
+            mid_mpc: Some(crate::probcut::MID_DEFAULT_T),
+            solve_nodes_per_ms: initial_solve_speed(config.threads),
             config,
             stop: Arc::new(AtomicBool::new(false)),
             tt: Arc::new(TranspositionTable::with_bytes(bytes)),
@@ -180,6 +213,21 @@ impl Engine {
     /// The settings the engine was built with.
     pub fn config(&self) -> &EngineConfig {
         &self.config
+    }
+
+    /// Sets the midgame multi-ProbCut: `Some(t)` cuts a node when a shallow search predicts
+    /// the deep one outside the window by `t` standard deviations of the calibration stored
+    /// with the evaluation's weights ([`crate::probcut::MpcTable`]), `None` searches every
+    /// node fully. Default [`crate::probcut::MID_DEFAULT_T`]. Without a calibration (classic
+    /// evaluation, an older weights file) the midgame search has no ProbCut either way.
+    /// Exact and WLD solves never use it.
+    pub fn set_mid_mpc(&mut self, t: Option<f64>) {
+        self.mid_mpc = t.filter(|t| *t > 0.0);
+    }
+
+    /// The midgame multi-ProbCut confidence ([`Engine::set_mid_mpc`]).
+    pub fn mid_mpc(&self) -> Option<f64> {
+        self.mid_mpc
     }
 
     /// Forgets everything learned from earlier searches (clears the transposition table).
@@ -307,8 +355,9 @@ impl Engine {
                         Searcher::new(self.tt.clone(), helper_stop.clone(), limits.deadline);
                     let b = *board;
                     let limits = limits.clone();
+                    let mpc = self.mid_mpc;
                     scope.spawn(move || {
-                        helper_search(&mut h, &b, &limits, i);
+                        helper_search(&mut h, &b, &limits, i, mpc);
                         h.nodes
                     })
                 })
@@ -361,39 +410,98 @@ impl Engine {
                 {
                     return self.solve_or_fallback(s, board, -64, 64, start, on_info);
                 }
-                let try_solve = timed && empties <= AUTO_TRY_SOLVE_EMPTIES;
+                // A solve is tried when the estimate says it fits in the time: exact if it
+                // does, else WLD (cheaper) if that does.
+                let plan = if timed && empties <= AUTO_TRY_SOLVE_EMPTIES {
+                    let avail = limits
+                        .deadline
+                        .map(|d| d.saturating_duration_since(start).as_millis() as u64)
+                        .or(limits.time_ms.map(|ms| ms.saturating_mul(2)))
+                        .unwrap_or(u64::MAX);
+                    self.solve_plan(empties, avail)
+                } else {
+                    None
+                };
                 let max = limits
                     .depth
                     .unwrap_or(if timed { 60 } else { DEFAULT_DEPTH })
                     .min(empties);
                 // Before a solve attempt, the midgame only gets a quarter of the soft time: it
                 // provides the fallback move and fills the TT for move ordering.
-                let mid_soft = match (try_solve, limits.time_ms) {
-                    (true, Some(ms)) => start.checked_add(Duration::from_millis(ms / 4)),
+                let mid_soft = match (plan, limits.time_ms) {
+                    (Some(_), Some(ms)) => start.checked_add(Duration::from_millis(ms / 4)),
                     _ => soft,
                 };
                 let mid = self.midgame(s, board, max, mid_soft, start, on_info);
-                let room = soft.is_none_or(|d| Instant::now() < d);
-                if try_solve && room {
-                    // Bounded by the hard deadline, or by twice the soft time without one.
-                    let solve_deadline = limits.deadline.or_else(|| {
-                        limits.time_ms.and_then(|ms| {
-                            start.checked_add(Duration::from_millis(ms.saturating_mul(2)))
-                        })
-                    });
-                    s.set_deadline(solve_deadline);
-                    if let Some(r) = self.try_solve(s, board, -64, 64, start, on_info) {
-                        return r;
-                    }
+                let Some(wld) = plan else { return mid };
+                // Bounded by the hard deadline, or by twice the soft time without one.
+                let solve_deadline = limits.deadline.or_else(|| {
+                    limits.time_ms.and_then(|ms| {
+                        start.checked_add(Duration::from_millis(ms.saturating_mul(2)))
+                    })
+                });
+                s.set_deadline(solve_deadline);
+                let (alpha, beta) = if wld { (-1, 1) } else { (-64, 64) };
+                let solve_start = Instant::now();
+                let n0 = s.nodes;
+                let Some(mut r) = self.try_solve(s, board, alpha, beta, start, on_info) else {
                     return SearchResult {
                         nodes: s.nodes,
                         time_ms: elapsed_ms(start),
                         ..mid
                     };
+                };
+                self.note_solve_speed(s.nodes - n0, solve_start.elapsed(), empties, wld);
+                if wld {
+                    // A proven loss leaves every move lost: the midgame's choice keeps the
+                    // most discs in view; a win or draw plays the proven move.
+                    if r.score < 0 {
+                        return SearchResult {
+                            nodes: s.nodes,
+                            time_ms: elapsed_ms(start),
+                            ..mid
+                        };
+                    }
+                    r.score = r.score.signum();
+                    r.exact = false;
                 }
-                mid
+                r
             }
         }
+    }
+
+    /// Whether a timed search of a position with `empties` empties and `avail_ms` ms up to its
+    /// hard deadline tries a solve after its midgame iterations: `Some(false)` an exact solve,
+    /// `Some(true)` a WLD solve, `None` neither. A solve is tried when its estimated time
+    /// ([`solve_nodes_estimate`] over the measured solve speed) is at most half of
+    /// `avail_ms`; WLD is estimated at [`WLD_NODE_FRACTION`] of the exact nodes.
+    pub fn solve_plan(&self, empties: u32, avail_ms: u64) -> Option<bool> {
+        let exact_ms = solve_nodes_estimate(empties) / self.solve_nodes_per_ms;
+        let half = avail_ms as f64 / 2.0;
+        if exact_ms <= half {
+            Some(false)
+        } else if exact_ms * WLD_NODE_FRACTION <= half {
+            Some(true)
+        } else {
+            None
+        }
+    }
+
+    /// Folds a finished solve's speed into the estimate of [`Engine::solve_plan`] (solves of
+    /// under 50 ms or 200 k nodes say little and are ignored). The speed is measured in
+    /// "estimate units": the nodes [`solve_nodes_estimate`] predicts for the position per ms
+    /// actually taken, so a position easier or harder than the model corrects it as well.
+    fn note_solve_speed(&mut self, nodes: u64, took: Duration, empties: u32, wld: bool) {
+        let ms = took.as_secs_f64() * 1000.0;
+        if ms < 50.0 || nodes < 200_000 {
+            return;
+        }
+        let predicted = solve_nodes_estimate(empties) * if wld { WLD_NODE_FRACTION } else { 1.0 };
+        let rate = predicted / ms;
+        // Exponential average in the log domain, weight 1/3 for the new measurement.
+        self.solve_nodes_per_ms = (self.solve_nodes_per_ms.ln() * 2.0 / 3.0 + rate.ln() / 3.0)
+            .exp()
+            .clamp(100.0, 1e6);
     }
 
     fn midgame(
@@ -405,6 +513,7 @@ impl Engine {
         start: Instant,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
+        s.set_mid_mpc(self.mid_mpc);
         let it = s.iterate(board, max, soft, &mut |it, nodes| {
             on_info(&SearchInfo {
                 depth: it.depth,
@@ -415,6 +524,7 @@ impl Engine {
                 pv: it.pv.clone(),
             })
         });
+        s.set_mid_mpc(None);
         SearchResult {
             best: Move::Play(it.best),
             score: it.score,
@@ -485,8 +595,9 @@ impl Engine {
 }
 
 /// The work of Lazy SMP helper `i` (1-based): the main thread's search without reporting,
-/// odd helpers starting their midgame iterations one ply deeper for diversity.
-fn helper_search(h: &mut Searcher, b: &Board, limits: &SearchLimits, i: usize) {
+/// odd helpers starting their midgame iterations one ply deeper for diversity; `mpc` is the
+/// midgame ProbCut's confidence ([`Engine::set_mid_mpc`]).
+fn helper_search(h: &mut Searcher, b: &Board, limits: &SearchLimits, i: usize, mpc: Option<f64>) {
     let empties = b.empties();
     let solve_window = match limits.mode {
         SolveMode::Exact => Some((-64, 64)),
@@ -507,12 +618,14 @@ fn helper_search(h: &mut Searcher, b: &Board, limits: &SearchLimits, i: usize) {
             60
         });
     let mut guess = None;
+    h.set_mid_mpc(mpc);
     for depth in (1 + (i as u32 & 1))..=max {
         match h.mid_root(b, depth, guess) {
             Some((v, _)) => guess = Some(v),
             None => return,
         }
     }
+    h.set_mid_mpc(None);
     if limits.mode == SolveMode::Auto && empties <= AUTO_TRY_SOLVE_EMPTIES {
         h.solve(b, -64, 64);
     }

@@ -89,6 +89,16 @@ pub fn active() -> &'static Evaluator {
     })
 }
 
+/// The midgame MPC calibration of the active evaluator ([`crate::probcut::MpcTable`]):
+/// the one stored with its weights, `None` for the classic evaluation or a weights file
+/// without one (the midgame search then runs without ProbCut).
+pub fn mpc_table() -> Option<&'static crate::probcut::MpcTable> {
+    match active() {
+        Evaluator::Pattern(p) => p.mpc(),
+        Evaluator::Classic => None,
+    }
+}
+
 /// Evaluates `board` for the side to move with the active evaluator, in discs (an estimate of
 /// the final disc difference), clamped to −63…63 so that it never ties with a decisive final
 /// score of ±64.

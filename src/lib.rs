@@ -29,6 +29,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod calibrate;
 pub mod data;
 pub mod draw;
 pub mod endgame;

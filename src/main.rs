@@ -43,6 +43,41 @@ struct EvalArg {
     eval: Option<String>,
 }
 
+/// The `--mpc` option of `gtp` and `solve`.
+#[derive(Args, Debug, Clone, Default)]
+struct MpcArg {
+    /// Midgame multi-ProbCut: `off`, or its confidence in standard deviations of the
+    /// calibration stored with the weights (a number in (0, 10]; default 1.5). Exact and WLD
+    /// solves never use it.
+    #[arg(long, value_name = "off|T", value_parser = parse_mpc)]
+    mpc: Option<MpcSetting>,
+}
+
+/// A parsed `--mpc` value: `None` = off, else the confidence `t`.
+#[derive(Clone, Copy, Debug)]
+struct MpcSetting(Option<f64>);
+
+fn parse_mpc(s: &str) -> Result<MpcSetting, String> {
+    if s.eq_ignore_ascii_case("off") {
+        return Ok(MpcSetting(None));
+    }
+    match s.parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 && t <= 10.0 => Ok(MpcSetting(Some(t))),
+        _ => Err(format!(
+            "expected `off` or a number of standard deviations in (0, 10], got '{s}'"
+        )),
+    }
+}
+
+impl MpcArg {
+    /// Applies the setting to `engine` (the engine's default when not given).
+    fn apply(&self, engine: &mut Engine) {
+        if let Some(m) = self.mpc {
+            engine.set_mid_mpc(m.0);
+        }
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Speak GTP on stdin/stdout (the default when no subcommand is given).
@@ -69,6 +104,10 @@ enum Command {
     /// Search a fixed set of positions on one thread and print the node total (the search
     /// fingerprint) and nodes/s.
     Bench(BenchArgs),
+    /// Fit the midgame multi-ProbCut calibration of an evaluation on WTHOR positions
+    /// ($FLANK_DATA/games/wthor) and write its weights file with the table (see
+    /// docs/eval.md, "Midgame MPC").
+    MpcCalibrate(CalibrateArgs),
     /// Play a match between two GTP engines (any command lines, e.g. two flank settings):
     /// openings played twice with colours swapped, whole-game clocks, forfeits, GGF records,
     /// Elo and SPRT; rounds to a target, stakes, draw offers, handicaps. See docs/match.md.
@@ -111,6 +150,8 @@ impl EngineArgs {
 struct GtpArgs {
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    mpc: MpcArg,
     /// Search every move to at most this depth in plies (the endgame is still solved exactly;
     /// the clock or the per-move time still bounds each search).
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1..=60))]
@@ -183,6 +224,11 @@ struct SolveArgs {
     /// Search to this depth in plies instead of solving exactly.
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1..=60), conflicts_with = "wld")]
     depth: Option<u32>,
+    /// Search each position as `genmove` would, within this many ms (midgame, then WLD or
+    /// exact when the empties can be solved in time; no new iteration after half of it), and
+    /// judge the best move, as with --depth.
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(1..=3_600_000), conflicts_with_all = ["wld", "depth"])]
+    time: Option<u64>,
     /// Win/loss/draw solve instead of the exact score.
     #[arg(long)]
     wld: bool,
@@ -204,6 +250,8 @@ struct SolveArgs {
     threads: Option<u64>,
     #[command(flatten)]
     eval: EvalArg,
+    #[command(flatten)]
+    mpc: MpcArg,
 }
 
 impl SolveArgs {
@@ -250,6 +298,38 @@ struct EvalsetArgs {
     /// Solving threads (default: all cores).
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
     threads: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+struct CalibrateArgs {
+    /// Positions to search (sampled from the WTHOR games).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 2000, value_parser = whole::<usize>(10..=1_000_000))]
+    positions: usize,
+    /// Deepest search in plies (each position is searched at every depth up to it).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 12, value_parser = whole::<u32>(3..=16))]
+    max_depth: u32,
+    /// Fewest empties of a sampled position.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 14, value_parser = whole::<u32>(1..=59))]
+    min_empties: u32,
+    /// Most empties of a sampled position.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 56, value_parser = whole::<u32>(1..=59))]
+    max_empties: u32,
+    /// Seed of the sampling.
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_whole_number)]
+    seed: u64,
+    /// Transposition table per thread in MiB.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 16, value_parser = whole::<u64>(1..=4096))]
+    hash: u64,
+    /// Threads (default: all cores).
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
+    threads: Option<u64>,
+    /// The evaluation to calibrate: `trained` (the built-in weights, the default) or a
+    /// weights file; the output is that file with the table.
+    #[arg(long, value_name = "EVAL")]
+    eval: Option<String>,
+    /// Output weights file.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -590,6 +670,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Solve(a) => a.eval.eval.clone(),
         Command::Bench(a) => a.eval.eval.clone(),
         Command::Train(a) => Some(a.eval.clone().unwrap_or_else(|| "classic".into())),
+        Command::MpcCalibrate(a) => a.eval.clone(),
         Command::Perft(_) | Command::Match(_) | Command::Evalset(_) | Command::Ensemble(_) => None,
     };
     if let Some(spec) = spec {
@@ -633,7 +714,51 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Train(args) => run_train(args),
         Command::Evalset(args) => run_evalset(args),
         Command::Ensemble(args) => run_ensemble(args),
+        Command::MpcCalibrate(args) => run_calibrate(args),
     }
+}
+
+fn run_calibrate(args: CalibrateArgs) -> Result<ExitCode> {
+    if args.min_empties > args.max_empties {
+        anyhow::bail!(
+            "--min-empties {} is above --max-empties {}",
+            args.min_empties,
+            args.max_empties
+        );
+    }
+    if args.eval.as_deref() == Some("classic") {
+        anyhow::bail!("the classic evaluation has no weights file to store a table in");
+    }
+    flank::train::check_writable(&args.out, "output file")?;
+    let base = flank::calibrate::base_bytes(args.eval.as_deref())?;
+    let data = flank::data::data_root().map_err(anyhow::Error::msg)?;
+    let opts = flank::calibrate::CalibrateOptions {
+        wthor_dir: data.join("games/wthor"),
+        positions: args.positions,
+        max_depth: args.max_depth,
+        empties: (args.min_empties, args.max_empties),
+        seed: args.seed,
+        hash_mb: args.hash as usize,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.map_or(0, |t| t as usize))
+        .build()
+        .context("cannot start the threads")?;
+    let mut report = Vec::new();
+    let table = pool.install(|| flank::calibrate::run(&opts, &mut report));
+    let mut out = io::stdout().lock();
+    out.write_all(&report)?;
+    let table = table?;
+    let bytes = flank::calibrate::with_table(&base, &table)?;
+    std::fs::write(&args.out, &bytes)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    writeln!(
+        out,
+        "mpc-calibrate: wrote {} ({} bytes)",
+        args.out.display(),
+        bytes.len()
+    )?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_ensemble(args: EnsembleArgs) -> Result<ExitCode> {
@@ -866,7 +991,8 @@ fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
     if let Some(seed) = args.seed {
         options.seed = seed;
     }
-    let engine = Engine::try_new(args.engine.config())?;
+    let mut engine = Engine::try_new(args.engine.config())?;
+    args.mpc.apply(&mut engine);
     let stdout = io::stdout();
     let mut out = stdout.lock();
     flank::gtp::run(io::stdin().lock(), &mut out, engine, options).context("GTP I/O failed")?;
@@ -887,6 +1013,7 @@ fn run_bench(args: BenchArgs) -> Result<ExitCode> {
 
 fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
     let kind = match (args.depth, args.wld) {
+        _ if args.time.is_some() => SolveKind::Time(args.time.unwrap_or(1000)),
         (Some(d), _) => SolveKind::Depth(d),
         (None, true) => SolveKind::Wld,
         (None, false) => SolveKind::Exact,
@@ -898,6 +1025,7 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
         only: args.positions.clone().map_or_else(Vec::new, |r| r.0),
     };
     let mut engine = Engine::try_new(args.config())?;
+    args.mpc.apply(&mut engine);
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let summary = match args.file.as_deref() {

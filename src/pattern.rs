@@ -611,6 +611,8 @@ pub struct PatternEval {
     raw: Vec<i16>,
     raw_len: usize,
     nets: Nets,
+    /// The midgame MPC calibration fitted with this evaluation (weights file version 4).
+    mpc: Option<std::sync::Arc<crate::probcut::MpcTable>>,
 }
 
 impl PatternEval {
@@ -631,6 +633,7 @@ impl PatternEval {
             raw,
             raw_len: layout.raw_len,
             nets: Nets::none(),
+            mpc: None,
         })
     }
 
@@ -638,6 +641,17 @@ impl PatternEval {
     pub fn with_nets(mut self, nets: Nets) -> PatternEval {
         self.nets = nets;
         self
+    }
+
+    /// This evaluator with the midgame MPC calibration `mpc` (replacing any it had).
+    pub fn with_mpc(mut self, mpc: Option<crate::probcut::MpcTable>) -> PatternEval {
+        self.mpc = mpc.map(std::sync::Arc::new);
+        self
+    }
+
+    /// The midgame MPC calibration stored with these weights, if any.
+    pub fn mpc(&self) -> Option<&crate::probcut::MpcTable> {
+        self.mpc.as_deref()
     }
 
     /// The residual nets (empty when the evaluation is purely linear).

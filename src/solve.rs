@@ -38,6 +38,17 @@ pub enum SolveKind {
     Wld,
     /// A depth-limited midgame search to this many plies.
     Depth(u32),
+    /// The engine's own search (as for `genmove`: midgame, then WLD or exact when the
+    /// empties can be solved in time) within this many ms per position: no new iteration
+    /// after half of it, stopped at all of it.
+    Time(u64),
+}
+
+impl SolveKind {
+    /// True for the searches judged by their best move only (`Depth`, `Time`).
+    pub fn is_estimate(self) -> bool {
+        matches!(self, SolveKind::Depth(_) | SolveKind::Time(_))
+    }
 }
 
 /// Options of a batch solve.
@@ -146,13 +157,23 @@ pub fn solve_problem(
             depth: Some(d),
             ..SearchLimits::default()
         },
+        SolveKind::Time(_) => SearchLimits::default(),
     };
     let pos = problem.position;
     let start = Instant::now();
+    let limits = match kind {
+        SolveKind::Time(ms) => SearchLimits {
+            mode: SolveMode::Auto,
+            time_ms: Some(ms / 2),
+            deadline: start.checked_add(std::time::Duration::from_millis(ms)),
+            ..limits
+        },
+        _ => limits,
+    };
     let r = engine.search(&pos.board, &limits, &mut |_| {});
     let time_ms = start.elapsed().as_millis() as u64;
     // A depth-limited estimate can only be judged by its move, so only against a move list.
-    let judged = !matches!(kind, SolveKind::Depth(_)) || !problem.move_scores.is_empty();
+    let judged = !kind.is_estimate() || !problem.move_scores.is_empty();
     let ok = problem
         .expected
         .filter(|_| judged)
@@ -183,7 +204,7 @@ pub fn solve_problem(
             .join(" "),
         expected: match kind {
             SolveKind::Wld => problem.expected.map(Score::signum),
-            SolveKind::Exact | SolveKind::Depth(_) => problem.expected,
+            SolveKind::Exact | SolveKind::Depth(_) | SolveKind::Time(_) => problem.expected,
         },
         expected_score: problem.expected,
         ok,
@@ -203,7 +224,7 @@ fn judge(problem: &Problem, kind: SolveKind, e: Score, best: Move, score: Score)
         SolveKind::Wld => {
             score.signum() == e.signum() && listed.is_none_or(|s| s.signum() == e.signum())
         }
-        SolveKind::Depth(_) => listed.is_none_or(|s| s == e),
+        SolveKind::Depth(_) | SolveKind::Time(_) => listed.is_none_or(|s| s == e),
     }
 }
 
@@ -214,10 +235,12 @@ fn wrong_reason(problem: &Problem, kind: SolveKind, rec: &SolveRecord) -> String
     // In WLD mode the result compared is the win/draw/loss, so it is named first.
     let expected = match kind {
         SolveKind::Wld => format!("{} ({e:+})", wld_word(e)),
-        SolveKind::Exact | SolveKind::Depth(_) => format!("{e:+}"),
+        SolveKind::Exact | SolveKind::Depth(_) | SolveKind::Time(_) => format!("{e:+}"),
     };
     match kind {
-        SolveKind::Depth(_) => format!("WRONG (best moves {})", best.join(" ")),
+        SolveKind::Depth(_) | SolveKind::Time(_) => {
+            format!("WRONG (best moves {})", best.join(" "))
+        }
         SolveKind::Exact | SolveKind::Wld if best.is_empty() => {
             format!("WRONG (expected {expected})")
         }
@@ -357,7 +380,7 @@ impl<'a, W: Write> Batch<'a, W> {
         }
         let empties = p.position.board.empties();
         if empties > LONG_SOLVE_EMPTIES
-            && !matches!(self.opts.kind, SolveKind::Depth(_))
+            && !self.opts.kind.is_estimate()
             && !p.position.board.is_game_over()
         {
             eprintln!(
@@ -459,7 +482,7 @@ impl<'a, W: Write> Batch<'a, W> {
                 per_second(sum.nodes, elapsed)
             )?;
             let judged = sum.ok + sum.wrong;
-            if matches!(self.opts.kind, SolveKind::Depth(_)) && judged > 0 {
+            if self.opts.kind.is_estimate() && judged > 0 {
                 // A depth-limited search is measured, not checked: its agreement and error.
                 writeln!(
                     self.out,

@@ -6,7 +6,7 @@
 //! | bytes | field |
 //! |---|---|
 //! | 0–7 | magic `FLANKEVL` |
-//! | 8–11 | format version (u32: 1; 2 with a net section; 3 = [`VERSION`], nets per slot) |
+//! | 8–11 | format version (u32: 1; 2 with a net section; 3, nets per slot; 4 = [`VERSION`], 3 plus the midgame MPC table) |
 //! | 12–15 | phases (u32, must equal [`NUM_PHASES`]) |
 //! | 16–19 | compact features per phase (u32, must equal [`Layout::compact_len`]) |
 //! | 20–23 | scale: weight units per disc (u32, must equal [`SCALE`]) |
@@ -20,7 +20,9 @@
 //! Version 2 appends the residual nets to the payload, one per phase, all of 32 hidden units;
 //! version 3's net section ([`Nets::to_bytes`]) states each net's width and may also hold nets
 //! for one empties count (net slots ≥ [`NUM_PHASES`], see [`crate::net::NUM_SLOTS`]).
-//! Versions 1 (no nets) and 2 are still read.
+//! Version 4 appends the midgame multi-ProbCut calibration ([`crate::probcut::MpcTable`]) to
+//! version 3's payload, then that section's length in bytes (u32) as the last 4 bytes.
+//! Versions 1 (no nets), 2 and 3 (no MPC table) are still read.
 //!
 //! [`Layout::compact_len`]: crate::pattern::Layout::compact_len
 
@@ -34,12 +36,13 @@ use flate2::write::ZlibEncoder;
 
 use crate::net::{NUM_SLOTS, Nets};
 use crate::pattern::{LAYOUT, NUM_PHASES, PatternEval, SCALE};
+use crate::probcut::MpcTable;
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FLANKEVL";
 /// Current format version (what [`encode`] writes; versions 1, without nets, and 2, nets per
 /// phase only, are also read).
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 const HEADER_LEN: usize = 32;
 
 /// The default weights (`weights/flank-eval.bin`, the output of `flank train`), built into the
@@ -75,6 +78,8 @@ pub enum WeightsError {
     TrailingBytes(usize),
     /// The net section is malformed (the reason).
     Net(String),
+    /// The MPC section of a version-4 file is malformed (the reason).
+    Mpc(String),
 }
 
 impl fmt::Display for WeightsError {
@@ -121,6 +126,7 @@ impl fmt::Display for WeightsError {
                 )
             }
             WeightsError::Net(e) => write!(f, "weights file's {e}"),
+            WeightsError::Mpc(e) => write!(f, "weights file's {e}: file is damaged"),
             WeightsError::Checksum(a, b) => write!(
                 f,
                 "weights checksum mismatch (computed {a:08x}, file says {b:08x}): file is damaged"
@@ -136,8 +142,23 @@ fn expected_layout() -> (u32, u32, u32) {
 }
 
 /// Encodes compact weights (`weights[phase * compact_len + id]`, 1/[`SCALE`] discs; length
-/// `NUM_PHASES × compact_len`) and the residual nets into the file format (version 3).
+/// `NUM_PHASES × compact_len`) and the residual nets into the file format (version 3, no MPC
+/// table; [`encode_with_mpc`] adds one).
 pub fn encode(weights: &[i16], nets: &Nets) -> Vec<u8> {
+    container(3, &payload_v3(weights, nets))
+}
+
+/// [`encode`] with the midgame MPC table `mpc` (version 4).
+pub fn encode_with_mpc(weights: &[i16], nets: &Nets, mpc: &MpcTable) -> Vec<u8> {
+    let mut payload = payload_v3(weights, nets);
+    let section = mpc.to_bytes();
+    payload.extend_from_slice(&section);
+    payload.extend_from_slice(&(section.len() as u32).to_le_bytes());
+    container(VERSION, &payload)
+}
+
+/// The version-3 payload: the linear weights, then the net section.
+fn payload_v3(weights: &[i16], nets: &Nets) -> Vec<u8> {
     let (phases, n, _) = expected_layout();
     let (phases_us, n_us) = (phases as usize, n as usize);
     let mut payload = Vec::with_capacity(weights.len() * 2);
@@ -150,7 +171,7 @@ pub fn encode(weights: &[i16], nets: &Nets) -> Vec<u8> {
         }
     }
     payload.extend_from_slice(&nets.to_bytes());
-    container(VERSION, &payload)
+    payload
 }
 
 /// Wraps `payload` in the header (stating `version`) and the zlib stream.
@@ -179,8 +200,14 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 }
 
 /// Decodes a weights file into compact weights and nets (see [`encode`]), checking magic,
-/// version, layout, the zlib stream, the length and the CRC-32.
+/// version, layout, the zlib stream, the length and the CRC-32; a version-4 file's MPC table
+/// is checked too ([`decode_all`] returns it).
 pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
+    decode_all(bytes).map(|(w, n, _)| (w, n))
+}
+
+/// [`decode`], also returning the midgame MPC table of a version-4 file (`None` before).
+pub fn decode_all(bytes: &[u8]) -> Result<(Vec<i16>, Nets, Option<MpcTable>), WeightsError> {
     if bytes.len() < HEADER_LEN {
         return Err(WeightsError::TooShort(bytes.len()));
     }
@@ -201,7 +228,15 @@ pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
     let (phases, n) = (expected.0 as usize, expected.1 as usize);
     let linear = phases * n * 2;
     // Versions 2 and 3: the linear weights, then a net section of at most one net per slot.
-    let max_nets = 8 + NUM_SLOTS * (8 + Nets::net_bytes(64));
+    let mpc_len = 8
+        + crate::probcut::MID_BUCKETS
+            * crate::probcut::MID_MAX_DEPTH
+            * (crate::probcut::MID_MAX_DEPTH + 1)
+            / 2
+            * 16
+        + 4;
+    let max_nets =
+        8 + NUM_SLOTS * (8 + Nets::net_bytes(64)) + if version >= 4 { mpc_len } else { 0 };
     if version == 1 && len != linear {
         return Err(WeightsError::Length(len, linear));
     }
@@ -235,12 +270,24 @@ pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
             weights[ph * n + id] = prev;
         }
     }
+    let (net_end, mpc) = if version >= 4 {
+        let tail = u32_at(&payload, payload.len() - 4) as usize;
+        let start = (payload.len() - 4)
+            .checked_sub(tail)
+            .filter(|&s| s >= linear)
+            .ok_or_else(|| WeightsError::Mpc(format!("MPC section length {tail} is too large")))?;
+        let table =
+            MpcTable::from_bytes(&payload[start..payload.len() - 4]).map_err(WeightsError::Mpc)?;
+        (start, Some(table))
+    } else {
+        (payload.len(), None)
+    };
     let nets = if version == 1 {
         Nets::none()
     } else {
-        Nets::from_bytes(&payload[linear..]).map_err(WeightsError::Net)?
+        Nets::from_bytes(&payload[linear..net_end]).map_err(WeightsError::Net)?
     };
-    Ok((weights, nets))
+    Ok((weights, nets, mpc))
 }
 
 /// The weights file `base` with the net at each empties count in `empties` replaced by the
@@ -253,7 +300,7 @@ pub fn ensemble(base: &[u8], other: &[u8], empties: &[u32], w: f64) -> Result<Ve
     if !(0.0..=1.0).contains(&w) {
         return Err(format!("the weight {w} is not in [0, 1]"));
     }
-    let (weights, mut nets) = decode(base).map_err(|e| format!("BASE: {e}"))?;
+    let (weights, mut nets, mpc) = decode_all(base).map_err(|e| format!("BASE: {e}"))?;
     let (_, other_nets) = decode(other).map_err(|e| format!("OTHER: {e}"))?;
     for &e in empties {
         let slot = crate::net::empties_slot(e.min(60));
@@ -275,16 +322,21 @@ pub fn ensemble(base: &[u8], other: &[u8], empties: &[u32], w: f64) -> Result<Ve
         })?;
         nets.set(slot, m);
     }
-    Ok(encode(&weights, &nets))
+    // The MPC table was fitted with the base's nets; it is kept as the closest calibration.
+    Ok(match mpc {
+        Some(t) => encode_with_mpc(&weights, &nets, &t),
+        None => encode(&weights, &nets),
+    })
 }
 
 /// Decodes a weights file into an evaluator.
 pub fn evaluator_from_bytes(bytes: &[u8]) -> Result<PatternEval, WeightsError> {
-    let (w, nets) = decode(bytes)?;
+    let (w, nets, mpc) = decode_all(bytes)?;
     let n = LAYOUT.compact_len;
     Ok(PatternEval::from_compact(&w)
         .ok_or(WeightsError::Length(w.len() * 2, NUM_PHASES * n * 2))?
-        .with_nets(nets))
+        .with_nets(nets)
+        .with_mpc(mpc))
 }
 
 /// Reads and decodes a weights file. Errors name the file and the reason.
@@ -413,6 +465,47 @@ mod tests {
         assert_eq!(decode(&container(2, &payload)), Ok((w, phase_only)));
     }
 
+    /// A version-4 file carries the MPC table beside the nets; version 3 files have none; a
+    /// damaged MPC section is named.
+    #[test]
+    fn mpc_tables_survive_the_file() {
+        let (w, nets) = sample_weights_and_net();
+        let samples: Vec<(u32, Vec<crate::board::Score>)> = (0..30)
+            .map(|i| (40, vec![i, i + 1, 2 * i, i - 3]))
+            .collect();
+        let table = MpcTable::from_samples(&samples);
+        let v4 = encode_with_mpc(&w, &nets, &table);
+        assert_eq!(u32_at(&v4, 8), 4);
+        assert_eq!(
+            decode_all(&v4),
+            Ok((w.clone(), nets.clone(), Some(table.clone())))
+        );
+        assert_eq!(decode(&v4), Ok((w.clone(), nets.clone())));
+        let e = evaluator_from_bytes(&v4).unwrap();
+        assert_eq!(e.mpc(), Some(&table));
+        let v3 = encode(&w, &nets);
+        assert_eq!(u32_at(&v3, 8), 3);
+        assert_eq!(decode_all(&v3), Ok((w.clone(), nets.clone(), None)));
+        // A tail length pointing before the linear weights, and a damaged section.
+        let mut dec = ZlibDecoder::new(&v4[HEADER_LEN..]);
+        let mut payload = Vec::new();
+        dec.read_to_end(&mut payload).unwrap();
+        let mut bad = payload.clone();
+        let at = bad.len() - 4;
+        bad[at..].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            decode(&container(4, &bad)),
+            Err(WeightsError::Mpc(_))
+        ));
+        let mut bad = payload.clone();
+        bad[at - 20] ^= 0xff; // inside the last fit's sigma or n
+        let r = decode_all(&container(4, &bad));
+        assert!(
+            r.is_err() || r.unwrap().2 != Some(table),
+            "damage must not go unseen"
+        );
+    }
+
     /// Version 1 files (linear weights only) still load; a damaged net section is named.
     #[test]
     fn version_1_files_load_and_bad_net_sections_are_named() {
@@ -427,10 +520,10 @@ mod tests {
         let mut bad = payload.clone();
         bad[linear_len] = 16; // hidden units
         assert!(matches!(
-            decode(&container(VERSION, &bad)),
+            decode(&container(3, &bad)),
             Err(WeightsError::Net(_))
         ));
-        let cut = container(VERSION, &payload[..payload.len() - 2]);
+        let cut = container(3, &payload[..payload.len() - 2]);
         assert!(matches!(decode(&cut), Err(WeightsError::Net(_))));
     }
 
