@@ -10,10 +10,14 @@
 //! Budget for one move from a clock with `r` ms left (the usual equal-split scheme):
 //! - usable = `r` − safety margin, the margin being 5 % of `r` plus 50 ms for process and pipe
 //!   overhead;
-//! - in main time the usable time is split over the moves this side still has to play,
-//!   ⌈empties / 2⌉, at least [`MIN_MOVES_TO_GO`]: target = usable / moves_to_go; no new
-//!   iteration starts after half the target (soft, since the next iteration would take about
-//!   as long again), and the hard deadline is min(1.5 × target, usable / 3), never below soft;
+//! - in main time the usable time is split over the moves this side still has to play
+//!   before the endgame solve takes over, shaped by game phase: ⌈(empties −
+//!   [`SOLVE_HORIZON_EMPTIES`]) / 2⌉ midgame moves plus [`SOLVE_RESERVE_MOVES`] shares kept
+//!   for the solve and the moves after it (which the solve's table answers at once), at least
+//!   [`MIN_MOVES_TO_GO`]: target = usable / moves_to_go, so midgame moves get more than an
+//!   equal split over all ⌈empties / 2⌉ moves would give; no new iteration starts after half
+//!   the target (soft, since the next iteration would take about as long again), and the
+//!   hard deadline is min(1.5 × target, usable / 3), never below soft;
 //! - in byo-yomi with `s` stones left in the period: target = usable / `s`, soft = target / 2,
 //!   hard = target + (usable − target) / `s` (the whole usable time for the last stone);
 //! - a position with at most one legal move gets an immediate answer (0 ms);
@@ -39,6 +43,14 @@ pub const DEFAULT_MOVE_TIME_MS: u64 = 1000;
 /// The fewest moves the remaining main time is split over, so the last moves of a game never
 /// spend the whole clock.
 pub const MIN_MOVES_TO_GO: u64 = 3;
+
+/// Empties at about which flank's own moves are decided by an exact or WLD solve in a timed
+/// game (10 s per side solves from about 20-22 empties, longer clocks earlier), so the main
+/// time is planned for the moves before it ([`SOLVE_RESERVE_MOVES`] cover the rest).
+pub const SOLVE_HORIZON_EMPTIES: u32 = 20;
+
+/// Move shares of the main time kept for the endgame solve and the moves after it.
+pub const SOLVE_RESERVE_MOVES: u64 = 4;
 
 /// Fixed part of the safety margin, in ms (process start-up, pipes, the manager's own clock).
 pub const MARGIN_MS: u64 = 50;
@@ -348,10 +360,13 @@ fn usable(remaining_ms: u64) -> u64 {
     remaining_ms.saturating_sub(margin)
 }
 
-/// Main time: equal split over this side's remaining moves.
+/// Main time: split over this side's moves before the solve horizon plus the reserve.
 fn main_time_budget(remaining_ms: u64, empties: u32) -> Budget {
     let usable = usable(remaining_ms);
-    let moves_to_go = (empties as u64).div_ceil(2).max(MIN_MOVES_TO_GO);
+    let moves_to_go = (empties.saturating_sub(SOLVE_HORIZON_EMPTIES) as u64)
+        .div_ceil(2)
+        .saturating_add(SOLVE_RESERVE_MOVES)
+        .max(MIN_MOVES_TO_GO);
     let target = usable / moves_to_go;
     let soft = target / 2;
     let hard = (target.saturating_mul(3) / 2).min(usable / 3).max(soft);
@@ -415,32 +430,32 @@ mod tests {
         let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
         t.set_control(TimeControl::from_gtp(300_000, 0, 0));
         t.time_left(Color::Black, 60_000, 0);
-        // usable = 60000 - 3000 - 50 = 56950; 15 moves to go: target 3796, soft 3796 / 2,
-        // hard 1.5 * 3796.
+        // usable = 60000 - 3000 - 50 = 56950; (30 - 20) / 2 = 5 moves before the solve
+        // horizon plus 4 reserve shares = 9 to go: target 6327, soft 6327 / 2, hard 1.5 * 6327.
         assert_eq!(
             t.budget(Color::Black, &thirty_empties()),
             Budget {
-                soft_ms: 1898,
-                hard_ms: 5694
+                soft_ms: 3163,
+                hard_ms: 9490
             }
         );
-        // White's clock still has the full 300 s: 285000 - 50 = 284950 over 15 moves.
-        assert_eq!(t.budget(Color::White, &thirty_empties()).soft_ms, 18996 / 2);
+        // White's clock still has the full 300 s: 285000 - 50 = 284950 over 9 moves.
+        assert_eq!(t.budget(Color::White, &thirty_empties()).soft_ms, 31661 / 2);
     }
 
     #[test]
     fn start_position_and_floor() {
         let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
         t.set_control(TimeControl::Absolute { main_ms: 10_000 });
-        // 10000 - 550 = 9450 over 30 moves: target 315.
+        // 10000 - 550 = 9450 over 20 + 4 = 24 moves: target 393.
         assert_eq!(
             t.budget(Color::Black, &start()),
             Budget {
-                soft_ms: 157,
-                hard_ms: 472
+                soft_ms: 196,
+                hard_ms: 589
             }
         );
-        // Near the end, at least 3 moves to go: 4 empties → 3, hard capped at usable / 3.
+        // Near the end, the 4 reserve shares: target 9450 / 4 = 2362, hard capped at usable / 3.
         // Black (row 6) plays e8-h8 across white's row 7.
         let p: Position = "XXXXXXXXOOOOOOOOXXXXXXXXOOOOOOOOXXXXXXXXXXXXXXXXOOOOOOOOOOOO---- X"
             .parse()
@@ -449,7 +464,7 @@ mod tests {
         assert_eq!(
             t.budget(Color::Black, &p.board),
             Budget {
-                soft_ms: 1575,
+                soft_ms: 1181,
                 hard_ms: 3150
             }
         );
@@ -544,8 +559,8 @@ mod tests {
         t.time_left(Color::White, 60_000, 0);
         assert_eq!(t.control(), TimeControl::Absolute { main_ms: 60_000 });
         assert!(t.has_clock());
-        // 60 empties: 30 moves to go, target 56950 / 30 = 1898, soft half of it.
-        assert_eq!(t.budget(Color::White, &start()).soft_ms, 949);
+        // 60 empties: 20 + 4 = 24 moves to go, target 56950 / 24 = 2372, soft half of it.
+        assert_eq!(t.budget(Color::White, &start()).soft_ms, 1186);
         // Under "no time limit", time_left does not start a clock.
         let mut t = TimeManager::new(700);
         t.set_control(TimeControl::from_gtp(0, 10_000, 0));
@@ -568,8 +583,8 @@ mod tests {
         t.set_control(TimeControl::Absolute { main_ms: 10_000 });
         let l = t.limits(Color::Black, &start(), Some(6), now);
         assert_eq!(l.depth, Some(6));
-        assert_eq!(l.time_ms, Some(157));
-        assert_eq!(l.deadline, Some(now + Duration::from_millis(472)));
+        assert_eq!(l.time_ms, Some(196));
+        assert_eq!(l.deadline, Some(now + Duration::from_millis(589)));
     }
 
     #[test]
