@@ -869,7 +869,10 @@ fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
     let engine = Engine::try_new(args.engine.config())?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    flank::gtp::run(io::stdin().lock(), &mut out, engine, options).context("GTP I/O failed")?;
+    // The session reads its input on a thread of its own (so that a line can stop a search),
+    // hence a `Send` reader rather than the locked stdin.
+    let input = BufReader::new(io::stdin());
+    flank::gtp::run(input, &mut out, engine, options).context("GTP I/O failed")?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -118,7 +118,7 @@ fn list_commands_one_per_line_and_all_known() {
         assert_eq!(ok(&mut g, &format!("known_command {c}")), "true");
         assert!(out.lines().any(|l| l.trim_start_matches("= ") == c));
     }
-    assert_eq!(COMMANDS.len(), 29);
+    assert_eq!(COMMANDS.len(), 30);
 }
 
 #[test]
