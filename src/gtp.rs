@@ -12,6 +12,14 @@
 //! (after answering it) or at end of input. Nothing but answers is written to the output:
 //! search info goes to stderr when [`GtpOptions::verbose`] is on.
 //!
+//! Stop on demand: [`run`] reads the input on a thread of its own. A line that arrives while
+//! `genmove`, `reg_genmove` or `flank-hint` is thinking stops the search through
+//! [`Engine::stop_handle`]; the command answers at once with its best result so far (always a
+//! legal move), then the line is handled. The end of input does the same, and the session
+//! then ends. Input sent together with the command (in the same read, or within
+//! [`TOGETHER_MS`] = 20 ms of its line, as from a client that does not wait for answers) is
+//! queued and does not stop it.
+//!
 //! Every command checks its argument count (`? syntax error: play takes 2 arguments (play
 //! <color> <move>)`, `? syntax error: undo takes no arguments`), and a failed command leaves
 //! the game and the clocks unchanged. User text echoed in an error is clipped to
@@ -41,6 +49,12 @@
 //!   small bounded budget. The game and the clocks are unchanged either way. The query is
 //!   stateless: flank keeps no offer count (the runner also uses it to ask a player whether
 //!   it wants to offer), so the 3-offer cap is the match runner's, not the engine's.
+//! - `flank-hint N`: the `N` best moves of the side to move (1 ≤ `N` ≤ the legal moves),
+//!   one per line, best first, as `MOVE SCORE KIND PV…` ([`crate::analyze::move_line`]:
+//!   `g8 +18 exact g8 h7 …` or `d3 +2 depth=9 d3 c3 c4`; the score in discs from the side to
+//!   move's view), searched by [`crate::analyze`] within the time the side to move would get
+//!   for a move (and `--depth`). Nothing is played and no clock is charged. `= pass` when the
+//!   side to move must pass, `? game over` at game over, `? bad count …` for a bad `N`.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read, Write};

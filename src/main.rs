@@ -1,4 +1,4 @@
-//! The `flank` binary: the clap command line (`gtp`, `solve`, `perft`, `bench`, `train`, and the
+//! The `flank` binary: the clap command line (`gtp`, `solve`, `analyze`, `perft`, `bench`, `train`, and the
 //! global `--eval`).
 //!
 //! Plain `flank` runs the GTP loop on stdin/stdout. Errors end the process with a one-line
