@@ -112,7 +112,9 @@ pub fn info_lines(a: &Analysis) -> Vec<String> {
 /// legal moves), each with its own score and principal variation, within `limits`.
 ///
 /// - `limits.mode`: [`SolveMode::Exact`] (or [`SolveMode::Wld`], treated the same) solves
-///   every move exactly; [`SolveMode::Midgame`] never solves; [`SolveMode::Auto`] solves at
+///   every move exactly (with a time limit, after midgame iterations in a quarter of the soft
+///   time, the solves bounded by the hard deadline or twice the soft time, the midgame scores
+///   kept if they do not finish); [`SolveMode::Midgame`] never solves; [`SolveMode::Auto`] solves at
 ///   once at ≤ [`AUTO_SOLVE_EMPTIES`] empties (≤ [`AUTO_UNTIMED_SOLVE_EMPTIES`] with no depth
 ///   and no time limit), and with a time limit at ≤ [`AUTO_TRY_SOLVE_EMPTIES`] empties gives
 ///   the midgame a quarter of the soft time, then tries to solve every move before the hard
@@ -148,8 +150,10 @@ pub fn analyze(
     let after = |ms: u64| start.checked_add(Duration::from_millis(ms));
     let soft = limits.time_ms.and_then(after);
     let timed = soft.is_some() || limits.deadline.is_some();
+    let forced = matches!(limits.mode, SolveMode::Exact | SolveMode::Wld);
     let (solve_now, try_solve) = match limits.mode {
-        SolveMode::Exact | SolveMode::Wld => (true, false),
+        // With a time limit, a quarter of it first gives midgame scores to fall back on.
+        SolveMode::Exact | SolveMode::Wld => (!timed, timed),
         SolveMode::Midgame => (false, false),
         SolveMode::Auto => {
             let now = empties <= AUTO_SOLVE_EMPTIES
@@ -191,7 +195,7 @@ pub fn analyze(
             on_iter(&result);
         }
     }
-    let room = !s.stopped && soft.is_none_or(|t| Instant::now() < t);
+    let room = !s.stopped && (forced || soft.is_none_or(|t| Instant::now() < t));
     if solve_now || (try_solve && room) {
         if try_solve {
             let solve_deadline = limits
