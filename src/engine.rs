@@ -592,6 +592,21 @@ impl Engine {
             pv: it.pv,
         }
     }
+
+    /// A searcher for callers that drive the search themselves (the multi-PV analysis of
+    /// [`crate::analyze`]): it shares the engine's transposition table, stop flag, progress
+    /// counter and, for exact solves, its thread pool, and stops at `deadline`. As at the start
+    /// of [`Engine::search`], the stop flag is cleared, a new table generation starts and the
+    /// progress count is reset.
+    pub fn searcher(&mut self, deadline: Option<Instant>) -> Searcher {
+        self.stop.store(false, Ordering::Relaxed);
+        self.tt.new_search();
+        self.progress.store(0, Ordering::Relaxed);
+        let mut s = Searcher::new(self.tt.clone(), self.stop.clone(), deadline);
+        s.set_progress(Some(self.progress.clone()));
+        s.set_pool(self.pool.clone());
+        s
+    }
 }
 
 /// The work of Lazy SMP helper `i` (1-based): the main thread's search without reporting,

@@ -12,6 +12,14 @@
 //! (after answering it) or at end of input. Nothing but answers is written to the output:
 //! search info goes to stderr when [`GtpOptions::verbose`] is on.
 //!
+//! Stop on demand: [`run`] reads the input on a thread of its own. A line that arrives while
+//! `genmove`, `reg_genmove` or `flank-hint` is thinking stops the search through
+//! [`Engine::stop_handle`]; the command answers at once with its best result so far (always a
+//! legal move), then the line is handled. The end of input does the same, and the session
+//! then ends. Input sent together with the command (in the same read, or within
+//! [`TOGETHER_MS`] = 20 ms of its line, as from a client that does not wait for answers) is
+//! queued and does not stop it.
+//!
 //! Every command checks its argument count (`? syntax error: play takes 2 arguments (play
 //! <color> <move>)`, `? syntax error: undo takes no arguments`), and a failed command leaves
 //! the game and the clocks unchanged. User text echoed in an error is clipped to
@@ -41,13 +49,23 @@
 //!   small bounded budget. The game and the clocks are unchanged either way. The query is
 //!   stateless: flank keeps no offer count (the runner also uses it to ask a player whether
 //!   it wants to offer), so the 3-offer cap is the match runner's, not the engine's.
+//! - `flank-hint N`: the `N` best moves of the side to move (1 ≤ `N` ≤ the legal moves),
+//!   one per line, best first, as `MOVE SCORE KIND PV…` ([`crate::analyze::move_line`]:
+//!   `g8 +18 exact g8 h7 …` or `d3 +2 depth=9 d3 c3 c4`; the score in discs from the side to
+//!   move's view), searched by [`crate::analyze`] within the time the side to move would get
+//!   for a move (and `--depth`). Nothing is played and no clock is charged. `= pass` when the
+//!   side to move must pass, `? game over` at game over, `? bad count …` for a bad `N`.
 
-use std::io::{self, BufRead, Write};
-use std::time::Instant;
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
+use crate::analyze::{analyze, info_lines, move_line};
 use crate::board::Board;
 use crate::draw::{draw_budget_ms, judge_draw_offer};
 use crate::engine::{Engine, SearchInfo, SearchLimits};
@@ -92,7 +110,7 @@ impl Default for GtpOptions {
 }
 
 /// Every command, in the order `list_commands` prints them.
-pub const COMMANDS: [&str; 29] = [
+pub const COMMANDS: [&str; 30] = [
     "protocol_version",
     "name",
     "version",
@@ -122,6 +140,7 @@ pub const COMMANDS: [&str; 29] = [
     "flank-level",
     "flank-handicap",
     "flank-draw_offer",
+    "flank-hint",
 ];
 
 /// A parsed GTP command with its arguments.
@@ -203,6 +222,10 @@ pub enum Command {
     /// Stateless: no offer count is kept here (any cap, such as `flank match`'s 3 offers per
     /// player and game, is the caller's).
     DrawOffer(Color),
+    /// `flank-hint N`: the `N` best moves of the side to move with their scores and
+    /// principal variations, one per line (see [`crate::analyze::move_line`]); nothing is
+    /// played and the clocks are not charged.
+    Hint(u32),
 }
 
 fn syntax(detail: impl std::fmt::Display) -> String {
@@ -393,6 +416,13 @@ impl Command {
                 arity(args, "flank-draw_offer <color>")?;
                 Command::DrawOffer(color_arg(args[0])?)
             }
+            "flank-hint" => {
+                arity(args, "flank-hint <count>")?;
+                match count_arg(args[0])? {
+                    0 => return Err("bad count 0 (expected 1 or more moves)".to_string()),
+                    n => Command::Hint(n),
+                }
+            }
             _ => return Err("unknown command".to_string()),
         })
     }
@@ -439,6 +469,11 @@ pub struct Gtp {
     level: Level,
     rng: StdRng,
     quit: bool,
+    /// The input read ahead by [`run`]'s reader thread; `None` when lines are handed in
+    /// one by one ([`Gtp::handle_line`] alone), and then nothing interrupts a search.
+    inbox: Option<Inbox>,
+    /// When the line being handled arrived (set by [`run`]).
+    arrived: Option<Instant>,
 }
 
 impl Gtp {
@@ -452,6 +487,8 @@ impl Gtp {
             rng: StdRng::seed_from_u64(options.seed),
             options,
             quit: false,
+            inbox: None,
+            arrived: None,
         }
     }
 
@@ -626,7 +663,89 @@ impl Gtp {
                     "decline".to_string()
                 }
             }
+            Command::Hint(n) => self.hint(n, start)?,
         })
+    }
+
+    /// `flank-hint N`: the `N` best moves of the side to move, one [`move_line`] each, best
+    /// first, searched by [`analyze`] within the limits the time manager gives that side for
+    /// a move (and `--depth`); nothing is played and no clock is charged. `pass` when the
+    /// side to move must pass; `? game over` at game over; `? bad count …` when `N` exceeds
+    /// the legal moves.
+    fn hint(&mut self, n: u32, start: Instant) -> Result<String, String> {
+        if self.game.is_over() {
+            return Err("game over".to_string());
+        }
+        if self.game.must_pass() {
+            return Ok("pass".to_string());
+        }
+        let (board, side) = (self.game.position().board, self.game.position().side);
+        let legal = board.moves().count_ones();
+        if n > legal {
+            return Err(format!(
+                "bad count {n} (only {legal} legal move{})",
+                if legal == 1 { "" } else { "s" }
+            ));
+        }
+        let limits = self.time.limits(side, &board, self.options.depth, start);
+        let verbose = self.options.verbose;
+        let a = self.watched(|g| {
+            analyze(&mut g.engine, &board, n as usize, &limits, &mut |a| {
+                if verbose {
+                    for line in info_lines(a) {
+                        eprintln!("{line}");
+                    }
+                }
+            })
+        });
+        if verbose {
+            eprintln!(
+                "flank: hint for {}: {} moves, depth {}{} nodes {} time {} ms",
+                side,
+                a.moves.len(),
+                a.depth,
+                if a.exact { " exact" } else { "" },
+                a.nodes,
+                a.time_ms
+            );
+        }
+        let lines: Vec<String> = a.moves.iter().map(move_line).collect();
+        Ok(lines.join("\n"))
+    }
+
+    /// Runs `search` (a search on this session's engine) while the reader's input is watched:
+    /// a line or the end of input that arrives after the search started, and more than
+    /// [`TOGETHER_MS`] after the command's own line, stops the search through
+    /// [`Engine::stop_handle`] (it then answers with its best result so far) and waits in the
+    /// queue for its turn. Input that arrived earlier (sent together with the command by a
+    /// client that does not wait for answers) does not stop it. Without an inbox (lines handed
+    /// in by [`Gtp::handle_line`]) the search just runs.
+    fn watched<T>(&mut self, search: impl FnOnce(&mut Gtp) -> T) -> T {
+        let Some(mut inbox) = self.inbox.take() else {
+            return search(self);
+        };
+        let now = Instant::now();
+        let together = self
+            .arrived
+            .and_then(|a| a.checked_add(Duration::from_millis(TOGETHER_MS)))
+            .unwrap_or(now);
+        let since = now.max(together);
+        let stop = self.engine.stop_handle();
+        let done = AtomicBool::new(false);
+        let out = std::thread::scope(|scope| {
+            scope.spawn(|| inbox.watch(since, &stop, &done));
+            // Ends the watcher even if the search panics.
+            struct Done<'a>(&'a AtomicBool);
+            impl Drop for Done<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
+            let _done = Done(&done);
+            search(self)
+        });
+        self.inbox = Some(inbox);
+        out
     }
 
     /// Clears the game, the engine's memory and both clocks.
@@ -655,24 +774,28 @@ impl Gtp {
             if verbose {
                 let pv: Vec<String> = info.pv.iter().map(|m| m.to_string()).collect();
                 eprintln!(
-                    "info depth {} score {:+}{} nodes {} time {} pv {}",
+                    "info depth {} score {:+}{} nodes {} time {} nps {} pv {}",
                     info.depth,
                     info.score,
                     if info.exact { " exact" } else { "" },
                     info.nodes,
                     info.time_ms,
+                    u128::from(info.nodes) * 1000 / u128::from(info.time_ms.max(1)),
                     pv.join(" ")
                 );
             }
         };
-        let result = search_at_level(
-            &mut self.engine,
-            board,
-            self.level,
-            &limits,
-            &mut self.rng,
-            &mut on_info,
-        );
+        let level = self.level;
+        let result = self.watched(|g| {
+            search_at_level(
+                &mut g.engine,
+                board,
+                level,
+                &limits,
+                &mut g.rng,
+                &mut on_info,
+            )
+        });
         if verbose {
             eprintln!(
                 "flank: {color} (level {}) {} score {:+}{} depth {} nodes {} time {} ms",
@@ -857,24 +980,226 @@ fn read_line_bounded<R: BufRead>(
     })
 }
 
+/// Input arriving within this many ms of a command's line counts as sent together with it:
+/// it does not stop that command's search (see [`run`]).
+pub const TOGETHER_MS: u64 = 20;
+
+/// Lines the reader thread may read ahead of the session (it then waits).
+const READ_AHEAD_LINES: usize = 256;
+
+/// How often a watched search looks at its inbox and re-asserts a stop, in ms.
+const WATCH_POLL_MS: u64 = 2;
+
+/// One item of input, as the reader thread passes it on.
+enum Input {
+    /// A line without its `\n` and `#` comment (invalid UTF-8 replaced).
+    Line(String),
+    /// The start of a line longer than [`MAX_LINE_BYTES`].
+    TooLong(String),
+    /// End of input.
+    End,
+    /// A read error.
+    Failed(io::Error),
+}
+
+/// An input item and when it arrived: when the read that completed it returned.
+struct Arrival {
+    input: Input,
+    at: Instant,
+}
+
+/// The session's side of the reader thread: its channel, and the items a watched search
+/// already took off it, in order.
+struct Inbox {
+    rx: Receiver<Arrival>,
+    pending: VecDeque<Arrival>,
+}
+
+impl Inbox {
+    /// The next item: queued ones first; a reader gone without a word is the end of input.
+    fn next(&mut self) -> Arrival {
+        self.pending.pop_front().unwrap_or_else(|| {
+            self.rx.recv().unwrap_or_else(|_| Arrival {
+                input: Input::End,
+                at: Instant::now(),
+            })
+        })
+    }
+
+    /// Watches the input during a search until `done`: every item is queued; once one has
+    /// arrived after `since`, `stop` is set, and set again every few ms (a search clears it
+    /// when it starts, and one command may run several).
+    fn watch(&mut self, since: Instant, stop: &AtomicBool, done: &AtomicBool) {
+        let poll = Duration::from_millis(WATCH_POLL_MS);
+        let mut stopping = false;
+        let mut gone = false;
+        while !done.load(Ordering::Relaxed) {
+            if stopping {
+                stop.store(true, Ordering::Relaxed);
+            }
+            if gone {
+                std::thread::sleep(poll);
+                continue;
+            }
+            match self.rx.recv_timeout(poll) {
+                Ok(a) => {
+                    if a.at > since {
+                        stopping = true;
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    self.pending.push_back(a);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => gone = true,
+            }
+        }
+    }
+}
+
+/// A `BufRead` that notes when fresh data last came in: [`Stamped::at`] is the time the
+/// latest `fill_buf` returned after everything before had been consumed (so the inner reader
+/// may have waited for input), which is when the data it returned arrived.
+struct Stamped<R> {
+    inner: R,
+    at: Instant,
+    /// Bytes of the last `fill_buf` not consumed yet.
+    left: usize,
+}
+
+impl<R: BufRead> Read for Stamped<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let buf = self.fill_buf()?;
+            let n = buf.len().min(out.len());
+            out[..n].copy_from_slice(&buf[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Stamped<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        let fresh = self.left == 0;
+        let buf = self.inner.fill_buf()?;
+        if fresh {
+            self.at = Instant::now();
+        }
+        self.left = buf.len();
+        Ok(buf)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.left = self.left.saturating_sub(n);
+        self.inner.consume(n);
+    }
+}
+
+/// True if `line` is a well-formed `quit` (with or without an id): the last line a session
+/// reads.
+fn is_quit(line: &str) -> bool {
+    let Some(cleaned) = clean_line(line) else {
+        return false;
+    };
+    let mut tokens: Vec<&str> = cleaned.split_whitespace().collect();
+    if tokens[0].bytes().all(|b| b.is_ascii_digit()) {
+        tokens.remove(0);
+    }
+    matches!(
+        tokens
+            .split_first()
+            .map(|(name, args)| Command::parse(name, args)),
+        Some(Ok(Command::Quit))
+    )
+}
+
+/// The reader thread: reads `input` line by line (as [`read_line_bounded`] does, at most
+/// [`MAX_LINE_BYTES`] a line) and sends every line with its arrival time, until the end of
+/// input (sent too), a read error (sent), a well-formed `quit` line (nothing after it is
+/// read) or a session that has ended.
+fn read_input<R: BufRead>(input: R, tx: SyncSender<Arrival>) {
+    let mut input = Stamped {
+        inner: input,
+        at: Instant::now(),
+        left: 0,
+    };
+    let mut buf = Vec::new();
+    loop {
+        let (item, last) = match read_line_bounded(&mut input, &mut buf, MAX_LINE_BYTES) {
+            Ok(LineRead::Eof) => (Input::End, true),
+            Ok(LineRead::Line) => {
+                let line = String::from_utf8_lossy(&buf).into_owned();
+                let quit = is_quit(&line);
+                (Input::Line(line), quit)
+            }
+            Ok(LineRead::TooLong) => (
+                Input::TooLong(String::from_utf8_lossy(&buf).into_owned()),
+                false,
+            ),
+            Err(e) => (Input::Failed(e), true),
+        };
+        let sent = tx.send(Arrival {
+            input: item,
+            at: input.at,
+        });
+        if sent.is_err() || last {
+            return;
+        }
+    }
+}
+
 /// Runs a GTP session: reads commands from `input` line by line, writes each answer to
 /// `output` and flushes it, until `quit` (answered first) or end of input. At most
 /// [`MAX_LINE_BYTES`] of a line are kept: a longer line (not counting a `#` comment) is read
 /// to its end in bounded chunks and answered `? syntax error: line too long`. Only I/O errors
 /// are returned; bad commands are answered with `? message`.
-pub fn run<R: BufRead, W: Write>(
-    mut input: R,
+///
+/// The input is read on a thread of its own, so that a search can be stopped on demand: a
+/// line that arrives while `genmove`, `reg_genmove` or `flank-hint` is thinking stops the
+/// search, which answers at once with its best move so far (always legal); the line is then
+/// handled as usual. The end of input does the same, and the session ends after the answer.
+/// Only input that arrives after the search started, and more than [`TOGETHER_MS`] after the
+/// command's own line, stops it: lines a client sends together with the command, without
+/// waiting for its answer, are queued and do not cut it short. The reader stops at a
+/// well-formed `quit`; `run` returns once the reader has ended (at `quit`, at the end of
+/// input, or on a read error, which is returned).
+pub fn run<R: BufRead + Send, W: Write>(
+    input: R,
     output: &mut W,
     engine: Engine,
     options: GtpOptions,
 ) -> io::Result<()> {
-    let mut gtp = Gtp::new(engine, options);
-    let mut buf = Vec::new();
+    let (tx, rx) = sync_channel(READ_AHEAD_LINES);
+    std::thread::scope(|scope| {
+        scope.spawn(move || read_input(input, tx));
+        let mut gtp = Gtp::new(engine, options);
+        gtp.inbox = Some(Inbox {
+            rx,
+            pending: VecDeque::new(),
+        });
+        let result = serve(&mut gtp, output);
+        // Dropping the inbox lets a reader still sending (after an output error) end.
+        gtp.inbox = None;
+        result
+    })
+}
+
+/// The session loop of [`run`] on the reader's items.
+fn serve<W: Write>(gtp: &mut Gtp, output: &mut W) -> io::Result<()> {
     loop {
-        let answer = match read_line_bounded(&mut input, &mut buf, MAX_LINE_BYTES)? {
-            LineRead::Eof => return Ok(()),
-            LineRead::Line => gtp.handle_line(&String::from_utf8_lossy(&buf)),
-            LineRead::TooLong => Some(gtp.line_too_long(&String::from_utf8_lossy(&buf))),
+        let Some(inbox) = gtp.inbox.as_mut() else {
+            return Ok(());
+        };
+        let a = inbox.next();
+        let answer = match a.input {
+            Input::End => return Ok(()),
+            Input::Failed(e) => return Err(e),
+            Input::Line(line) => {
+                gtp.arrived = Some(a.at);
+                gtp.handle_line(&line)
+            }
+            Input::TooLong(prefix) => Some(gtp.line_too_long(&prefix)),
         };
         if let Some(answer) = answer {
             output.write_all(answer.as_bytes())?;

@@ -16,6 +16,7 @@
 //! - [`midgame`]: iterative deepening PVS with aspiration windows.
 //! - [`endgame`]: the exact / WLD endgame solver.
 //! - [`probcut`]: endgame multi-ProbCut: selective pre-search levels and the error model.
+//! - [`analyze`]: multi-PV analysis, the best few moves each with its own score and PV.
 //! - [`engine`]: the facade the protocols and CLI call; search reports through callbacks.
 //! - [`timeman`]: time management against the game clock.
 //! - [`gtp`]: the GTP protocol loop.
@@ -27,6 +28,7 @@
 
 #![warn(missing_docs)]
 
+pub mod analyze;
 pub mod bench;
 pub mod board;
 pub mod calibrate;

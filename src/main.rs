@@ -1,4 +1,4 @@
-//! The `flank` binary: the clap command line (`gtp`, `solve`, `perft`, `bench`, `train`, and the
+//! The `flank` binary: the clap command line (`gtp`, `solve`, `analyze`, `perft`, `bench`, `train`, and the
 //! global `--eval`).
 //!
 //! Plain `flank` runs the GTP loop on stdin/stdout. Errors end the process with a one-line
@@ -85,6 +85,9 @@ enum Command {
     /// Solve endgame positions: one OBF line or board string per line of FILE (`-` = stdin);
     /// without FILE, a built-in set of positions.
     Solve(SolveArgs),
+    /// Show the best few moves of positions, each with its score and principal variation:
+    /// one OBF line or board string per line of FILE (`-` = stdin).
+    Analyze(AnalyzeArgs),
     /// Count the leaves of the game tree from the start position.
     Perft(PerftArgs),
     /// Train the pattern evaluation from WTHOR games ($FLANK_DATA/games/wthor), self-play
@@ -262,6 +265,36 @@ impl SolveArgs {
             threads: self.threads.map_or(cores, |t| t as usize),
         }
     }
+}
+
+#[derive(Args, Debug)]
+struct AnalyzeArgs {
+    /// Position file (OBF lines or board strings, as for `solve`); `-` reads stdin.
+    file: String,
+    /// Best moves shown per position (all legal moves when there are fewer).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 3, value_parser = whole::<usize>(1..=64))]
+    moves: usize,
+    /// Search every move to this depth in plies (positions with 14 empties or fewer are still
+    /// solved exactly). Without --depth and --time: solved exactly at 20 empties or fewer, else
+    /// depth 10.
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1..=60), conflicts_with = "time")]
+    depth: Option<u32>,
+    /// Time per position in ms: no new iteration after half of it, the answer within it
+    /// (exact solves are tried at 24 empties or fewer).
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=flank::timeman::MAX_MOVE_MS))]
+    time: Option<u64>,
+    /// Solve every move exactly whatever the empties (with --time, within it: if the solves
+    /// do not finish, the midgame scores are shown).
+    #[arg(long, conflicts_with = "depth")]
+    exact: bool,
+    /// One JSON object per position instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Print every iteration's moves (depth, score, nodes, nps, PV) on stderr.
+    #[arg(long, short)]
+    verbose: bool,
+    #[command(flatten)]
+    engine: EngineArgs,
 }
 
 #[derive(Args, Debug)]
@@ -669,6 +702,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Gtp(a) => a.engine.eval.eval.clone(),
         Command::Solve(a) => a.eval.eval.clone(),
         Command::Bench(a) => a.eval.eval.clone(),
+        Command::Analyze(a) => a.engine.eval.eval.clone(),
         Command::Train(a) => Some(a.eval.clone().unwrap_or_else(|| "classic".into())),
         Command::MpcCalibrate(a) => a.eval.clone(),
         Command::Perft(_) | Command::Match(_) | Command::Evalset(_) | Command::Ensemble(_) => None,
@@ -680,7 +714,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
     if matches!(
         command,
-        Command::Gtp(_) | Command::Solve(_) | Command::Bench(_)
+        Command::Gtp(_) | Command::Solve(_) | Command::Bench(_) | Command::Analyze(_)
     ) {
         // Decode the weights now (about 0.3 s with the residual nets), not inside the first
         // search, where it would count against the game clock or the first solve's time.
@@ -689,6 +723,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match command {
         Command::Gtp(args) => run_gtp(args),
         Command::Solve(args) => run_solve_cmd(args),
+        Command::Analyze(args) => run_analyze_cmd(args),
         Command::Perft(args) => {
             let start = Instant::now();
             let n = perft(&Board::start(), args.depth, args.pass_rule);
@@ -995,7 +1030,10 @@ fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
     args.mpc.apply(&mut engine);
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    flank::gtp::run(io::stdin().lock(), &mut out, engine, options).context("GTP I/O failed")?;
+    // The session reads its input on a thread of its own (so that a line can stop a search),
+    // hence a `Send` reader rather than the locked stdin.
+    let input = BufReader::new(io::stdin());
+    flank::gtp::run(input, &mut out, engine, options).context("GTP I/O failed")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -1049,6 +1087,132 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `flank analyze`: every position of the file (read and checked whole first) or of stdin
+/// (position by position) analysed and written as it is done.
+fn run_analyze_cmd(args: AnalyzeArgs) -> Result<ExitCode> {
+    let mut engine = Engine::try_new(args.engine.config())?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut count = 0;
+    let mut one = |p: &flank::format::Problem, out: &mut io::StdoutLock| -> Result<()> {
+        count += 1;
+        analyze_position(&args, &mut engine, count, p, out)
+    };
+    if args.file == "-" {
+        for p in flank::solve::problem_lines(io::stdin().lock()) {
+            one(&p?, &mut out)?;
+        }
+    } else {
+        let path = &args.file;
+        let f = File::open(PathBuf::from(path)).with_context(|| format!("cannot open {path}"))?;
+        let problems = read_problems(BufReader::new(f)).with_context(|| path.to_string())?;
+        for p in &problems {
+            one(p, &mut out)?;
+        }
+    }
+    if count == 0 {
+        anyhow::bail!("no position in {}", args.file);
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Analyses one position and writes it: text (a header line, then one `analyze::move_line`
+/// per move, indented; `pass` or `game over` instead when no move is legal) or one JSON
+/// object.
+fn analyze_position<W: Write>(
+    args: &AnalyzeArgs,
+    engine: &mut Engine,
+    id: usize,
+    p: &flank::format::Problem,
+    out: &mut W,
+) -> Result<()> {
+    use flank::analyze::{analyze, info_lines, move_line};
+    use flank::engine::{SearchLimits, SolveMode};
+    let board = p.position.board;
+    let start = Instant::now();
+    let limits = SearchLimits {
+        depth: args.depth,
+        mode: if args.exact {
+            SolveMode::Exact
+        } else {
+            SolveMode::Auto
+        },
+        time_ms: args.time.map(|ms| ms / 2),
+        deadline: args
+            .time
+            .and_then(|ms| start.checked_add(std::time::Duration::from_millis(ms))),
+    };
+    let verbose = args.verbose;
+    let a = analyze(engine, &board, args.moves, &limits, &mut |a| {
+        if verbose {
+            for line in info_lines(a) {
+                eprintln!("{line}");
+            }
+        }
+    });
+    let state = if board.is_game_over() {
+        Some(format!("game over {:+}", board.final_score()))
+    } else if !board.has_moves() {
+        Some("pass".to_string())
+    } else {
+        None
+    };
+    let cells = p.position.cells();
+    let side = if p.position.side == flank::Color::Black {
+        "X"
+    } else {
+        "O"
+    };
+    if args.json {
+        let moves: Vec<serde_json::Value> = a
+            .moves
+            .iter()
+            .map(|m| {
+                let pv: Vec<String> = m.pv.iter().map(|x| x.to_string()).collect();
+                serde_json::json!({
+                    "move": m.mv.to_string(),
+                    "score": m.score,
+                    "exact": m.exact,
+                    "depth": m.depth,
+                    "pv": pv.join(" "),
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "id": id,
+            "board": cells,
+            "side": side,
+            "empties": board.empties(),
+            "state": state.as_deref().unwrap_or("play"),
+            "depth": a.depth,
+            "exact": a.exact,
+            "nodes": a.nodes,
+            "time_ms": a.time_ms,
+            "moves": moves,
+        });
+        writeln!(out, "{v}")?;
+    } else {
+        writeln!(
+            out,
+            "{id} {cells} {side}: {} empties, {} nodes, {} ms",
+            board.empties(),
+            a.nodes,
+            a.time_ms
+        )?;
+        match &state {
+            Some(s) => writeln!(out, "  {s}")?,
+            None => {
+                for m in &a.moves {
+                    writeln!(out, "  {}", move_line(m))?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
 }
 
 fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {

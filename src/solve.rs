@@ -280,6 +280,13 @@ pub fn read_problems<R: BufRead>(input: R) -> Result<Vec<Problem>> {
     ProblemLines::new(input).collect()
 }
 
+/// The problems of `input` one by one, as read (blank and `%` lines skipped): for callers
+/// that act on each position before the next line is read (stdin). An error names its
+/// 1-based line; stop at the first.
+pub fn problem_lines<R: BufRead>(input: R) -> impl Iterator<Item = Result<Problem>> {
+    ProblemLines::new(input)
+}
+
 /// The problems of a problem file, line by line (blank and `%` lines skipped); an error
 /// names its 1-based line (its callers stop at the first).
 struct ProblemLines<R> {

@@ -118,7 +118,7 @@ fn list_commands_one_per_line_and_all_known() {
         assert_eq!(ok(&mut g, &format!("known_command {c}")), "true");
         assert!(out.lines().any(|l| l.trim_start_matches("= ") == c));
     }
-    assert_eq!(COMMANDS.len(), 29);
+    assert_eq!(COMMANDS.len(), 30);
 }
 
 #[test]
@@ -981,4 +981,343 @@ fn byte_order_marks_are_ignored() {
     );
     let mut g = gtp();
     assert_eq!(ok(&mut g, "\u{feff}protocol_version"), "2");
+}
+
+/// One step of a [`Scripted`] input.
+#[derive(Clone, Copy)]
+enum Step {
+    /// Wait this many ms.
+    Sleep(u64),
+    /// Wait until the session's output contains this text.
+    Until(&'static str),
+    /// Hand out this text (the empty text: end of input).
+    Send(&'static str),
+}
+
+/// A reader that hands out its chunks one by one, as its steps say (a GUI typing slowly, or
+/// waiting for an answer); an empty chunk, or running out of steps, is the end of input.
+struct Scripted {
+    steps: std::collections::VecDeque<Step>,
+    current: &'static [u8],
+    ended: bool,
+    output: SharedOutput,
+}
+
+/// The output of a session, readable while it runs.
+#[derive(Clone, Default)]
+struct SharedOutput(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl SharedOutput {
+    fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+impl std::io::Write for SharedOutput {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Scripted {
+    fn new(steps: &[Step], output: &SharedOutput) -> Scripted {
+        Scripted {
+            steps: steps.iter().copied().collect(),
+            current: &[],
+            ended: false,
+            output: output.clone(),
+        }
+    }
+}
+
+impl std::io::Read for Scripted {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        use std::io::BufRead;
+        let n = {
+            let buf = self.fill_buf()?;
+            let n = buf.len().min(out.len());
+            out[..n].copy_from_slice(&buf[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for Scripted {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while self.current.is_empty() && !self.ended {
+            match self.steps.pop_front() {
+                Some(Step::Sleep(ms)) => std::thread::sleep(std::time::Duration::from_millis(ms)),
+                Some(Step::Until(text)) => {
+                    while !self.output.text().contains(text) {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                }
+                Some(Step::Send(chunk)) => {
+                    self.current = chunk.as_bytes();
+                    self.ended = chunk.is_empty();
+                }
+                None => self.ended = true,
+            }
+        }
+        Ok(self.current)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.current = &self.current[n..];
+    }
+}
+
+/// Runs a session on `steps` with `move_time_ms` per move (an hour: only a stop can end a
+/// search soon) on another thread; fails if it has not ended after 60 s (a search that was
+/// not stopped would run for an hour). Returns the output.
+fn session_watched(steps: &[Step], move_time_ms: u64) -> String {
+    let output = SharedOutput::default();
+    let input = Scripted::new(steps, &output);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut out = output.clone();
+    std::thread::spawn(move || {
+        let options = GtpOptions {
+            move_time_ms,
+            ..GtpOptions::default()
+        };
+        run(input, &mut out, engine(), options).expect("in-memory I/O cannot fail");
+        let _ = tx.send(());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the session did not end within 60 s: the search was not stopped");
+    output.text()
+}
+
+const FIRST_MOVES: [&str; 4] = ["d3", "c4", "f5", "e6"];
+
+/// The answers of a transcript, without their blank lines.
+fn answers(out: &str) -> Vec<&str> {
+    out.split_terminator("\n\n").collect()
+}
+
+#[test]
+fn a_line_arriving_during_genmove_stops_it_and_is_then_handled() {
+    // Each command waits for the answer before it (only then is the next search sure to have
+    // started when the line 300 ms later arrives).
+    let out = session_watched(
+        &[
+            Step::Send("1 genmove b\n"),
+            Step::Sleep(300),
+            Step::Send("2 gogui-rules_side_to_move\n"),
+            Step::Until("=2 "),
+            Step::Send("3 reg_genmove w\n"),
+            Step::Sleep(300),
+            Step::Send("4 name\n"),
+        ],
+        MAX_MOVE_MS,
+    );
+    let a = answers(&out);
+    assert_eq!(a.len(), 4, "{out:?}");
+    let m = a[0].strip_prefix("=1 ").expect("genmove answered");
+    assert!(FIRST_MOVES.contains(&m), "{out:?}");
+    assert_eq!(a[1], "=2 white");
+    // reg_genmove for white after black's move: a legal white move, found by a replay.
+    let mut g = gtp();
+    ok(&mut g, &format!("play b {m}"));
+    let w = a[2].strip_prefix("=3 ").expect("reg_genmove answered");
+    ok(&mut g, &format!("play w {w}"));
+    assert_eq!(a[3], "=4 flank");
+}
+
+#[test]
+fn end_of_input_during_genmove_stops_it_and_ends_the_session() {
+    let out = session_watched(
+        &[Step::Send("genmove b\n"), Step::Sleep(300), Step::Send("")],
+        MAX_MOVE_MS,
+    );
+    let a = answers(&out);
+    assert_eq!(a.len(), 1, "{out:?}");
+    assert!(
+        FIRST_MOVES.contains(&a[0].trim_start_matches("= ")),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_line_arriving_during_flank_hint_stops_it() {
+    let out = session_watched(
+        &[
+            Step::Send("flank-hint 4\n"),
+            Step::Sleep(300),
+            Step::Send("showboard\n"),
+        ],
+        MAX_MOVE_MS,
+    );
+    let a = answers(&out);
+    assert_eq!(a.len(), 2, "{out:?}");
+    let lines: Vec<&str> = a[0].trim_start_matches("= ").lines().collect();
+    let mut moves: Vec<&str> = lines.iter().map(|l| l.split(' ').next().unwrap()).collect();
+    moves.sort();
+    assert_eq!(moves, ["c4", "d3", "e6", "f5"], "{out:?}");
+    // Nothing was played.
+    assert_eq!(format!("{}\n\n", a[1]), START_SHOWBOARD);
+}
+
+#[test]
+fn lines_sent_with_genmove_do_not_stop_it() {
+    // Two commands in one write, as from a client that does not wait for answers, then the
+    // end of input long after. 1 s per move: no new iteration after 500 ms, so a search that
+    // is not stopped answers after at least 500 ms (a stopped one at once); the watcher
+    // thread notes when the first answer came.
+    let output = SharedOutput::default();
+    let input = Scripted::new(
+        &[
+            Step::Send("genmove b\ngogui-rules_side_to_move\n"),
+            Step::Sleep(2000),
+            Step::Send(""),
+        ],
+        &output,
+    );
+    let start = std::time::Instant::now();
+    let seen = output.clone();
+    let first = std::thread::spawn(move || {
+        while seen.text().is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        start.elapsed()
+    });
+    let options = GtpOptions {
+        move_time_ms: 1000,
+        ..GtpOptions::default()
+    };
+    run(input, &mut output.clone(), engine(), options).unwrap();
+    let first = first.join().unwrap();
+    assert!(first.as_millis() >= 500, "genmove answered after {first:?}");
+    let out = output.text();
+    let a = answers(&out);
+    assert_eq!(a.len(), 2, "{out:?}");
+    assert!(
+        FIRST_MOVES.contains(&a[0].trim_start_matches("= ")),
+        "{out:?}"
+    );
+    assert_eq!(a[1], "= white");
+}
+
+/// A session with time enough for exact solves at 14 empties.
+fn patient_gtp() -> Gtp {
+    Gtp::new(
+        engine(),
+        GtpOptions {
+            move_time_ms: 60_000,
+            ..GtpOptions::default()
+        },
+    )
+}
+
+#[test]
+fn flank_hint_gives_every_moves_exact_score_at_14_empties() {
+    let Some(text) = common::data_file("endgame/fforum-1-19.obf") else {
+        return;
+    };
+    let mut g = patient_gtp();
+    let mut checked = 0;
+    for line in text.lines() {
+        let Some(p) = flank::format::parse_problem_line(line).unwrap() else {
+            continue;
+        };
+        if p.position.board.empties() > 14 {
+            continue;
+        }
+        let side = if p.position.side == Color::Black {
+            "X"
+        } else {
+            "O"
+        };
+        ok(&mut g, &format!("setboard {} {side}", p.position.cells()));
+        let n = p.move_scores.len();
+        let body = ok(&mut g, &format!("flank-hint {n}"));
+        let rows: Vec<&str> = body.lines().collect();
+        assert_eq!(rows.len(), n, "{body}");
+        let mut scores = Vec::new();
+        for row in &rows {
+            let t: Vec<&str> = row.split(' ').collect();
+            let mv: Move = t[0].parse().unwrap();
+            let score: i32 = t[1].parse().unwrap();
+            assert!(t[1].starts_with(['+', '-']), "{row}");
+            assert_eq!(t[2], "exact", "{row}");
+            assert_eq!(t[3], t[0], "the PV starts with the move: {row}");
+            let listed = p.move_scores.iter().find(|(m, _)| *m == mv);
+            assert_eq!(listed.map(|x| x.1), Some(score), "{line}\n{row}");
+            // The PV is a legal line.
+            let mut pos = p.position;
+            for m in &t[3..] {
+                pos = pos.play(m.parse().unwrap()).expect("legal PV");
+            }
+            scores.push(score);
+        }
+        let mut want: Vec<i32> = p.move_scores.iter().map(|x| x.1).collect();
+        want.sort_by(|a, b| b.cmp(a));
+        assert_eq!(scores, want, "best first: {line}");
+        // flank-hint 1 is the best move with the best score.
+        let best = ok(&mut g, "flank-hint 1");
+        assert_eq!(best.lines().count(), 1);
+        assert_eq!(
+            best.split(' ').nth(1).unwrap().parse::<i32>().unwrap(),
+            want[0]
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 7);
+}
+
+#[test]
+fn flank_hint_pass_game_over_bad_counts_and_no_side_effects() {
+    let mut g = patient_gtp();
+    ok(&mut g, "time_settings 300 0 0");
+    ok(&mut g, "time_left b 100 0");
+    let before = g.time().clock(Color::Black);
+    let board = ok(&mut g, "showboard");
+    let hint = ok(&mut g, "flank-hint 2");
+    assert_eq!(hint.lines().count(), 2, "{hint}");
+    for row in hint.lines() {
+        let mv = row.split(' ').next().unwrap();
+        assert!(FIRST_MOVES.contains(&mv), "{hint}");
+        assert!(row.contains(" depth="), "{hint}");
+    }
+    assert_eq!(ok(&mut g, "showboard"), board);
+    assert_eq!(g.time().clock(Color::Black), before);
+    for (cmd, msg) in [
+        ("flank-hint 5", "bad count 5 (only 4 legal moves)"),
+        ("flank-hint 0", "bad count 0 (expected 1 or more moves)"),
+        (
+            "flank-hint x",
+            "syntax error: bad count 'x' (expected a whole number)",
+        ),
+        (
+            "flank-hint",
+            "syntax error: flank-hint takes 1 argument (flank-hint <count>)",
+        ),
+        (
+            "flank-hint 1 2",
+            "syntax error: flank-hint takes 1 argument (flank-hint <count>)",
+        ),
+    ] {
+        assert_eq!(err(&mut g, cmd), msg, "{cmd}");
+    }
+    assert_eq!(ok(&mut g, "showboard"), board);
+    assert_eq!(ok(&mut g, "known_command flank-hint"), "true");
+    // Black blocked: pass, and the pass is not recorded.
+    ok(&mut g, &format!("setboard {}", black_blocked()));
+    assert_eq!(ok(&mut g, "flank-hint 1"), "pass");
+    assert_eq!(ok(&mut g, "gogui-rules_side_to_move"), "black");
+    // Game over (a board full of black).
+    ok(&mut g, &format!("setboard {} X", "X".repeat(64)));
+    assert_eq!(err(&mut g, "flank-hint 1"), "game over");
+    // One legal move: flank-hint 1 gives it, with the id echoed.
+    ok(&mut g, &format!("setboard {}", white_blocked()));
+    ok(&mut g, "play w pass");
+    let one = g.handle_line("7 flank-hint 1").unwrap();
+    assert!(one.starts_with("=7 c1 "), "{one:?}");
+    assert!(one.ends_with("\n\n") && !one[..one.len() - 2].contains("\n\n"));
 }
