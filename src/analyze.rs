@@ -183,6 +183,8 @@ pub fn analyze(
             (true, Some(ms)) => after(ms / 4),
             _ => soft,
         };
+        // The midgame iterations use the engine's ProbCut setting; solves never do.
+        s.set_mid_mpc(engine.mid_mpc());
         for depth in 2..=max {
             if mid_soft.is_some_and(|t| Instant::now() >= t) {
                 break;
@@ -195,6 +197,7 @@ pub fn analyze(
             on_iter(&result);
         }
     }
+    s.set_mid_mpc(None);
     let room = !s.stopped && (forced || soft.is_none_or(|t| Instant::now() < t));
     if solve_now || (try_solve && room) {
         if try_solve {

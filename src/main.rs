@@ -123,9 +123,10 @@ struct EngineArgs {
     /// Transposition table size in MiB.
     #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = whole::<u64>(1..=65536))]
     hash: u64,
-    /// Search threads.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = whole::<u64>(1..=256))]
-    threads: u64,
+    /// Search threads (default: all cores under `gtp`, 1 under `analyze`); 1 is
+    /// deterministic.
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
+    threads: Option<u64>,
     #[command(flatten)]
     eval: EvalArg,
 }
@@ -134,19 +135,25 @@ impl Default for EngineArgs {
     fn default() -> Self {
         EngineArgs {
             hash: 64,
-            threads: 1,
+            threads: None,
             eval: EvalArg::default(),
         }
     }
 }
 
 impl EngineArgs {
-    fn config(&self) -> EngineConfig {
+    /// The engine settings, with `default_threads` threads unless `--threads` is given.
+    fn config(&self, default_threads: usize) -> EngineConfig {
         EngineConfig {
             hash_mb: self.hash as usize,
-            threads: self.threads as usize,
+            threads: self.threads.map_or(default_threads, |t| t as usize),
         }
     }
+}
+
+/// The number of cores (1 if unknown): the default thread count of `gtp` and `solve`.
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 #[derive(Args, Debug, Default)]
@@ -259,10 +266,9 @@ struct SolveArgs {
 
 impl SolveArgs {
     fn config(&self) -> EngineConfig {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         EngineConfig {
             hash_mb: self.hash as usize,
-            threads: self.threads.map_or(cores, |t| t as usize),
+            threads: self.threads.map_or(all_cores(), |t| t as usize),
         }
     }
 }
@@ -295,6 +301,8 @@ struct AnalyzeArgs {
     verbose: bool,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    mpc: MpcArg,
 }
 
 #[derive(Args, Debug)]
@@ -1026,7 +1034,7 @@ fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
     if let Some(seed) = args.seed {
         options.seed = seed;
     }
-    let mut engine = Engine::try_new(args.engine.config())?;
+    let mut engine = Engine::try_new(args.engine.config(all_cores()))?;
     args.mpc.apply(&mut engine);
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -1092,7 +1100,8 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
 /// `flank analyze`: every position of the file (read and checked whole first) or of stdin
 /// (position by position) analysed and written as it is done.
 fn run_analyze_cmd(args: AnalyzeArgs) -> Result<ExitCode> {
-    let mut engine = Engine::try_new(args.engine.config())?;
+    let mut engine = Engine::try_new(args.engine.config(1))?;
+    args.mpc.apply(&mut engine);
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let mut count = 0;
