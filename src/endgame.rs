@@ -865,7 +865,7 @@ impl Searcher {
         self.mpc_root_empties = (min, max);
     }
 
-    /// Turns the midgame multi-ProbCut of [`Searcher::order_pvs`] on with confidence `t`
+    /// Turns the multi-ProbCut of the midgame search (`Searcher::order_pvs`) on with confidence `t`
     /// (standard deviations, > 0) and the active evaluation's calibration
     /// ([`crate::eval::mpc_table`]), or off with `None` (or without a calibration). The
     /// midgame iterations set it; a solve must run with it off.
