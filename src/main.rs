@@ -49,7 +49,7 @@ struct MpcArg {
     /// Midgame multi-ProbCut: `off`, or its confidence in standard deviations of the
     /// calibration stored with the weights (a number in (0, 10]; default 1.5). Exact and WLD
     /// solves never use it.
-    #[arg(long, value_name = "off|T", value_parser = parse_mpc)]
+    #[arg(long, value_name = "off|T", allow_negative_numbers = true, value_parser = parse_mpc)]
     mpc: Option<MpcSetting>,
 }
 
@@ -792,6 +792,21 @@ fn run_calibrate(args: CalibrateArgs) -> Result<ExitCode> {
     let mut out = io::stdout().lock();
     out.write_all(&report)?;
     let table = table?;
+    // Every depth the search cuts at needs a fit somewhere (a bucket with enough samples).
+    let missing: Vec<i32> = (flank::probcut::MID_MPC_MIN_DEPTH..=args.max_depth as i32)
+        .filter(|&d| {
+            table
+                .fit(30, d, flank::probcut::mid_shallow_depth(d))
+                .is_none()
+        })
+        .collect();
+    if !missing.is_empty() {
+        anyhow::bail!(
+            "too few positions ({}) to fit depths {missing:?} (each needs {} samples in some empties bucket; give --positions 200 or more); nothing written",
+            args.positions,
+            flank::probcut::MID_MIN_SAMPLES
+        );
+    }
     let bytes = flank::calibrate::with_table(&base, &table)?;
     std::fs::write(&args.out, &bytes)
         .with_context(|| format!("cannot write {}", args.out.display()))?;

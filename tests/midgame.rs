@@ -153,3 +153,15 @@ fn solve_with_a_time_limit_solves_few_empties_exactly() {
         );
     }
 }
+
+/// A bad `--mpc` value is a one-line error with exit status 2, negative numbers included.
+#[test]
+fn bad_mpc_values_are_one_line_errors() {
+    for bad in ["-1", "0", "abc", "11"] {
+        let (code, out, err) = flank(&["--mpc", bad], "");
+        assert_eq!(code, 2, "--mpc {bad}: {err}");
+        assert!(out.is_empty(), "--mpc {bad}: {out}");
+        assert_eq!(err.trim().lines().count(), 1, "--mpc {bad}: {err}");
+        assert!(err.contains("standard deviations"), "--mpc {bad}: {err}");
+    }
+}
