@@ -56,12 +56,12 @@ pub fn sample_positions(opts: &CalibrateOptions) -> Result<Vec<Board>> {
         if tries > opts.positions * 100 + 1000 {
             anyhow::bail!("no WTHOR game reaches {lo}-{hi} empties");
         }
-        x = splitmix(x);
+        x = crate::train::splitmix(x);
         let g = &games[(x % games.len() as u64) as usize];
         let Some((positions, _)) = crate::train::replay_wthor(&g.moves) else {
             continue;
         };
-        x = splitmix(x);
+        x = crate::train::splitmix(x);
         let want = lo + (x % u64::from(hi - lo + 1)) as u32;
         if let Some(p) = positions
             .iter()
@@ -74,13 +74,6 @@ pub fn sample_positions(opts: &CalibrateOptions) -> Result<Vec<Board>> {
         anyhow::bail!("no WTHOR games in {}", opts.wthor_dir.display());
     }
     Ok(out)
-}
-
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
 }
 
 /// The scores of `b` (which must have a legal move) by depth, 0 (static evaluation) to

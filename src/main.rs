@@ -769,11 +769,9 @@ fn run_calibrate(args: CalibrateArgs) -> Result<ExitCode> {
             args.max_empties
         );
     }
-    if args.eval.as_deref() == Some("classic") {
-        anyhow::bail!("the classic evaluation has no weights file to store a table in");
-    }
-    flank::train::check_writable(&args.out, "output file")?;
+    // `base_bytes` refuses `classic` (no weights file to store a table in).
     let base = flank::calibrate::base_bytes(args.eval.as_deref())?;
+    flank::train::check_writable(&args.out, "output file")?;
     let data = flank::data::data_root().map_err(anyhow::Error::msg)?;
     let opts = flank::calibrate::CalibrateOptions {
         wthor_dir: data.join("games/wthor"),

@@ -302,7 +302,9 @@ pub(crate) fn worker_engine() -> Engine {
     })
 }
 
-fn splitmix(mut x: u64) -> u64 {
+/// SplitMix64's output function (Steele, Lea & Flood 2014): a well-mixed `u64` from `x`,
+/// the seeded pseudo-random step of training and calibration sampling.
+pub(crate) fn splitmix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
