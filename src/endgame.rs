@@ -881,6 +881,11 @@ impl Searcher {
         self.deadline = deadline;
     }
 
+    /// The hard deadline ([`Searcher::set_deadline`]).
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
     /// Checks the stop flag and deadline every `CHECK_INTERVAL` (4096) nodes; true once stopped.
     #[inline]
     pub fn check_stop(&mut self) -> bool {

@@ -8,13 +8,14 @@
 //! Search never sees colours: it is given a [`Board`] (side to move / other side) and returns
 //! scores from the side to move's view.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::board::{Board, Score};
 use crate::endgame::Searcher;
-use crate::square::Move;
+use crate::midgame::Iteration;
+use crate::square::{Move, Square};
 use crate::tt::{TranspositionTable, TtAllocError};
 
 /// How the endgame is searched.
@@ -322,11 +323,11 @@ impl Engine {
         self.search_smp(&mut s, board, limits, soft, start, on_info)
     }
 
-    /// Runs [`Engine::search_movable`] on this thread. With `threads > 1`, an exact or WLD
-    /// solve runs by YBWC on the engine's thread pool (see [`Searcher::set_pool`]); a midgame
-    /// search runs the same search on helper threads sharing the TT (Lazy SMP): helpers only
-    /// fill the TT; the answer is the main thread's. Helpers stop when the main search ends;
-    /// their nodes are added.
+    /// Runs [`Engine::search_movable`] on this thread, with the engine's thread pool for
+    /// solves: with `threads > 1`, an exact or WLD solve (including the solve that follows
+    /// the midgame iterations of [`SolveMode::Auto`]) runs by YBWC on the pool (see
+    /// [`Searcher::set_pool`]), and the midgame iterations run by Lazy SMP (see
+    /// [`Engine::midgame`]).
     fn search_smp(
         &mut self,
         s: &mut Searcher,
@@ -336,39 +337,8 @@ impl Engine {
         start: Instant,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        let helpers = self.config.threads.saturating_sub(1);
-        let solving = match limits.mode {
-            SolveMode::Exact | SolveMode::Wld => true,
-            SolveMode::Auto => board.empties() <= AUTO_SOLVE_EMPTIES,
-            SolveMode::Midgame => false,
-        };
-        if helpers == 0 || solving {
-            // Solves run in parallel by YBWC on the pool instead of Lazy SMP helpers.
-            s.set_pool(self.pool.clone());
-            return self.search_movable(s, board, limits, soft, start, on_info);
-        }
-        let helper_stop = Arc::new(AtomicBool::new(false));
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (1..=helpers)
-                .map(|i| {
-                    let mut h =
-                        Searcher::new(self.tt.clone(), helper_stop.clone(), limits.deadline);
-                    let b = *board;
-                    let limits = limits.clone();
-                    let mpc = self.mid_mpc;
-                    scope.spawn(move || {
-                        helper_search(&mut h, &b, &limits, i, mpc);
-                        h.nodes
-                    })
-                })
-                .collect();
-            let mut r = self.search_movable(s, board, limits, soft, start, on_info);
-            helper_stop.store(true, Ordering::Relaxed);
-            for h in handles {
-                r.nodes += h.join().unwrap_or(0);
-            }
-            r
-        })
+        s.set_pool(self.pool.clone());
+        self.search_movable(s, board, limits, soft, start, on_info)
     }
 
     /// [`Engine::search`] for a board whose side to move has a legal move.
@@ -504,6 +474,12 @@ impl Engine {
             .clamp(100.0, 1e6);
     }
 
+    /// Iterative deepening of `board` to `max` plies (no new iteration after `soft`), with the
+    /// midgame ProbCut of [`Engine::set_mid_mpc`]. With `threads > 1`, Lazy SMP: helper
+    /// threads run the same iterations on every other depth ([`helper_iterate`]) and share
+    /// the TT; `on_info` sees the main thread's iterations, and the answer is the deepest
+    /// iteration any thread completed (the main thread's on equal depth). Helpers stop when
+    /// the main thread ends; their nodes are added to `s.nodes`.
     fn midgame(
         &mut self,
         s: &mut Searcher,
@@ -514,7 +490,7 @@ impl Engine {
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         s.set_mid_mpc(self.mid_mpc);
-        let it = s.iterate(board, max, soft, &mut |it, nodes| {
+        let mut report = |it: &Iteration, nodes: u64| {
             on_info(&SearchInfo {
                 depth: it.depth,
                 score: it.score,
@@ -523,7 +499,38 @@ impl Engine {
                 time_ms: elapsed_ms(start),
                 pv: it.pv.clone(),
             })
-        });
+        };
+        let helpers = self.config.threads.saturating_sub(1);
+        let it = if helpers == 0 {
+            s.iterate(board, max, soft, &mut report)
+        } else {
+            let helper_stop = Arc::new(AtomicBool::new(false));
+            let deepest: Mutex<Option<Iteration>> = Mutex::new(None);
+            let (it, helper_nodes) = std::thread::scope(|scope| {
+                let handles: Vec<_> = (1..=helpers)
+                    .map(|i| {
+                        let mut h =
+                            Searcher::new(self.tt.clone(), helper_stop.clone(), s.deadline());
+                        h.set_mid_mpc(self.mid_mpc);
+                        let b = *board;
+                        let deepest = &deepest;
+                        scope.spawn(move || {
+                            helper_iterate(&mut h, &b, max, i, deepest);
+                            h.nodes
+                        })
+                    })
+                    .collect();
+                let it = s.iterate(board, max, soft, &mut report);
+                helper_stop.store(true, Ordering::Relaxed);
+                let nodes: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+                (it, nodes)
+            });
+            s.nodes += helper_nodes;
+            match deepest.into_inner().ok().flatten() {
+                Some(h) if h.depth > it.depth => h,
+                _ => it,
+            }
+        };
         s.set_mid_mpc(None);
         SearchResult {
             best: Move::Play(it.best),
@@ -609,45 +616,41 @@ impl Engine {
     }
 }
 
-/// The work of Lazy SMP helper `i` (1-based): the main thread's search without reporting, on
-/// every other depth (odd helpers 2, 4, 6, …, even ones 1, 3, 5, …), so that a helper runs
-/// ahead of the main thread (1, 2, 3, …) and leaves deeper entries in the shared table (with
-/// every depth, the helper of a 2-thread search kept in step with the main thread and only
-/// duplicated its work: depth 18 on `flank bench`'s four midgame positions took 16.0-16.6 s
-/// against 14.3 s on one thread; with every other depth 7.5-9.3 s in 5 runs of 6, 20.6 s in
-/// one); `mpc` is the
-/// midgame ProbCut's confidence ([`Engine::set_mid_mpc`]).
-fn helper_search(h: &mut Searcher, b: &Board, limits: &SearchLimits, i: usize, mpc: Option<f64>) {
-    let empties = b.empties();
-    let solve_window = match limits.mode {
-        SolveMode::Exact => Some((-64, 64)),
-        SolveMode::Wld => Some((-1, 1)),
-        SolveMode::Auto if empties <= AUTO_SOLVE_EMPTIES => Some((-64, 64)),
-        _ => None,
-    };
-    if let Some((alpha, beta)) = solve_window {
-        h.solve(b, alpha, beta);
-        return;
-    }
-    let max = limits
-        .depth
-        .unwrap_or(60)
-        .min(if limits.mode == SolveMode::Auto {
-            empties
-        } else {
-            60
-        });
+/// The work of Lazy SMP helper `i` (1-based) in [`Engine::midgame`]: the main thread's
+/// iterations to `max` plies without reporting, on every other depth (odd helpers 2, 4, 6, …,
+/// even ones 1, 3, 5, …), so that a helper runs ahead of the main thread (1, 2, 3, …) and
+/// leaves deeper entries in the shared table. With every depth, the helper of a 2-thread
+/// search kept in step with the main thread and only duplicated its work: depth 18 on
+/// `flank bench`'s four midgame positions took 16.0-16.6 s against 14.3 s on one thread; with
+/// every other depth 7.5-9.3 s in 5 runs of 6, 20.6 s in one. Each completed iteration deeper
+/// than any in `deepest` is put there (the main thread may answer with it).
+fn helper_iterate(
+    h: &mut Searcher,
+    b: &Board,
+    max: u32,
+    i: usize,
+    deepest: &Mutex<Option<Iteration>>,
+) {
     let mut guess = None;
-    h.set_mid_mpc(mpc);
-    for depth in ((1 + (i as u32 & 1))..=max).step_by(2) {
-        match h.mid_root(b, depth, guess) {
-            Some((v, _)) => guess = Some(v),
-            None => return,
+    for depth in ((1 + (i as u32 & 1))..=max.max(1)).step_by(2) {
+        let Some((score, x)) = h.mid_root(b, depth, guess) else {
+            return;
+        };
+        guess = Some(score);
+        if x >= 64 || b.moves() & (1u64 << x) == 0 {
+            continue;
         }
-    }
-    h.set_mid_mpc(None);
-    if limits.mode == SolveMode::Auto && empties <= AUTO_TRY_SOLVE_EMPTIES {
-        h.solve(b, -64, 64);
+        let it = Iteration {
+            depth,
+            score,
+            best: Square::from_index(x as u8),
+            pv: h.tt_pv(b, depth),
+        };
+        if let Ok(mut d) = deepest.lock()
+            && d.as_ref().is_none_or(|o| o.depth < depth)
+        {
+            *d = Some(it);
+        }
     }
 }
 
