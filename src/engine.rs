@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::board::{Board, Score};
 use crate::endgame::Searcher;
 use crate::midgame::Iteration;
-use crate::square::{Move, Square};
+use crate::square::Move;
 use crate::tt::{TranspositionTable, TtAllocError};
 
 /// How the endgame is searched.
@@ -282,6 +282,10 @@ impl Engine {
         let mut s = Searcher::new(self.tt.clone(), self.stop.clone(), limits.deadline);
         self.progress.store(0, Ordering::Relaxed);
         s.set_progress(Some(self.progress.clone()));
+        // With `threads > 1`, every solve (also the one after the midgame iterations of
+        // `SolveMode::Auto`) runs by YBWC on the pool; the midgame iterations run by Lazy SMP
+        // (`Engine::midgame`).
+        s.set_pool(self.pool.clone());
         if board.is_game_over() {
             let score = board.final_score();
             let score = if limits.mode == SolveMode::Wld {
@@ -310,7 +314,7 @@ impl Engine {
                     ..i.clone()
                 });
             };
-            let r = self.search_smp(&mut s, &child, limits, soft, start, &mut wrapped);
+            let r = self.search_movable(&mut s, &child, limits, soft, start, &mut wrapped);
             let mut pv = vec![Move::Pass];
             pv.extend_from_slice(&r.pv);
             return SearchResult {
@@ -320,25 +324,7 @@ impl Engine {
                 ..r
             };
         }
-        self.search_smp(&mut s, board, limits, soft, start, on_info)
-    }
-
-    /// Runs [`Engine::search_movable`] on this thread, with the engine's thread pool for
-    /// solves: with `threads > 1`, an exact or WLD solve (including the solve that follows
-    /// the midgame iterations of [`SolveMode::Auto`]) runs by YBWC on the pool (see
-    /// [`Searcher::set_pool`]), and the midgame iterations run by Lazy SMP (see
-    /// [`Engine::midgame`]).
-    fn search_smp(
-        &mut self,
-        s: &mut Searcher,
-        board: &Board,
-        limits: &SearchLimits,
-        soft: Option<Instant>,
-        start: Instant,
-        on_info: &mut dyn FnMut(&SearchInfo),
-    ) -> SearchResult {
-        s.set_pool(self.pool.clone());
-        self.search_movable(s, board, limits, soft, start, on_info)
+        self.search_movable(&mut s, board, limits, soft, start, on_info)
     }
 
     /// [`Engine::search`] for a board whose side to move has a legal move.
@@ -631,26 +617,18 @@ fn helper_iterate(
     i: usize,
     deepest: &Mutex<Option<Iteration>>,
 ) {
-    let mut guess = None;
+    let mut last: Option<Iteration> = None;
     for depth in ((1 + (i as u32 & 1))..=max.max(1)).step_by(2) {
-        let Some((score, x)) = h.mid_root(b, depth, guess) else {
+        let Some((score, x)) = h.mid_root(b, depth, last.as_ref().map(|it| it.score)) else {
             return;
         };
-        guess = Some(score);
-        if x >= 64 || b.moves() & (1u64 << x) == 0 {
-            continue;
-        }
-        let it = Iteration {
-            depth,
-            score,
-            best: Square::from_index(x as u8),
-            pv: h.tt_pv(b, depth),
-        };
+        let it = h.iteration(b, depth, score, x, last.as_ref());
         if let Ok(mut d) = deepest.lock()
             && d.as_ref().is_none_or(|o| o.depth < depth)
         {
-            *d = Some(it);
+            *d = Some(it.clone());
         }
+        last = Some(it);
     }
 }
 

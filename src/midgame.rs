@@ -141,23 +141,36 @@ impl Searcher {
             } else {
                 self.mid_root(b, depth, guess)
             };
-            let Some((score, mut x)) = r else { break };
-            if x >= 64 || b.moves() & (1u64 << x) == 0 {
-                // Only a root TT hit without a move could do this; fall back to a legal move.
-                x = last
-                    .as_ref()
-                    .map_or(b.moves().trailing_zeros(), |it| it.best.index() as u32);
-            }
-            let it = Iteration {
-                depth,
-                score,
-                best: Square::from_index(x as u8),
-                pv: self.tt_pv(b, depth),
-            };
+            let Some((score, x)) = r else { break };
+            let it = self.iteration(b, depth, score, x, last.as_ref());
             on_iter(&it, self.nodes);
             last = Some(it);
         }
         last.expect("depth 1 always completes")
+    }
+
+    /// The [`Iteration`] of a completed root search of `b` at `depth` that returned `score`
+    /// and best square `x`, with its PV from the TT. If `x` is not a legal move (only a root
+    /// TT hit without a move does that), the best move is `prev`'s, or the first legal move.
+    pub fn iteration(
+        &self,
+        b: &Board,
+        depth: u32,
+        score: Score,
+        x: u32,
+        prev: Option<&Iteration>,
+    ) -> Iteration {
+        let x = if x < 64 && b.moves() & (1u64 << x) != 0 {
+            x
+        } else {
+            prev.map_or(b.moves().trailing_zeros(), |it| it.best.index() as u32)
+        };
+        Iteration {
+            depth,
+            score,
+            best: Square::from_index(x as u8),
+            pv: self.tt_pv(b, depth),
+        }
     }
 
     /// A depth-1 search that never stops: best child by evaluation (or final score).
