@@ -112,8 +112,9 @@ enum Command {
     /// docs/eval.md, "Midgame MPC").
     MpcCalibrate(CalibrateArgs),
     /// Play a match between two GTP engines (any command lines, e.g. two flank settings):
-    /// openings played twice with colours swapped, whole-game clocks, forfeits, GGF records,
-    /// Elo and SPRT; rounds to a target, stakes, draw offers, handicaps. See docs/match.md.
+    /// openings played twice with colours swapped, whole-game clocks (time odds allowed),
+    /// forfeits, GGF records, Elo and SPRT; rounds to a target, stakes, draw offers,
+    /// handicaps. See docs/match.md.
     Match(MatchArgs),
 }
 
@@ -575,6 +576,14 @@ struct MatchArgs {
     /// Each player's clock for the whole game, seconds (decimals allowed).
     #[arg(long, default_value = "600", allow_hyphen_values = true, value_parser = parse_seconds)]
     time: u64,
+    /// Player A's clock for the whole game, seconds (decimals allowed): overrides --time for
+    /// A only, for time odds (e.g. --time 10 --time-a 20 gives A twice B's time).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_seconds)]
+    time_a: Option<u64>,
+    /// Player B's clock for the whole game, seconds (decimals allowed): overrides --time for
+    /// B only.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_seconds)]
+    time_b: Option<u64>,
     /// Send time_settings/time_left in seconds with millisecond precision (1.523) instead of
     /// whole seconds; recommended for flank vs flank with short clocks.
     #[arg(long)]
@@ -615,8 +624,8 @@ enum HandicapSide {
     B,
 }
 
-/// `--time`: seconds (decimals allowed, at least `MIN_TIME_MS` ms, at most 10^7 s)
-/// to ms.
+/// `--time`, `--time-a`, `--time-b`: seconds (decimals allowed, at least `MIN_TIME_MS` ms,
+/// at most 10^7 s) to ms.
 fn parse_seconds(s: &str) -> Result<u64, String> {
     use flank::matchplay::runner::MIN_TIME_MS;
     let text = flank::format::clip(s);
@@ -1354,7 +1363,10 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
             .concurrency
             .map(|c| c as usize)
             .unwrap_or_else(runner::default_concurrency),
-        time_ms: args.time,
+        time_ms: [
+            args.time_a.unwrap_or(args.time),
+            args.time_b.unwrap_or(args.time),
+        ],
         openings,
         referee: RefereeConfig {
             draw_offers: args.draw_offers,

@@ -174,6 +174,8 @@ fn text_summary_lists_games_and_totals() {
     assert!(out.contains("first vs second: 2 games"), "{out}");
     assert!(out.contains("race to 500 points"), "{out}");
     assert!(out.contains("clock used: first max "), "{out}");
+    // Equal clocks: no time-odds line.
+    assert!(!out.contains("time odds"), "{out}");
     assert!(lines[0].contains(", clock used first "), "{out}");
     // Each round line carries the running race totals.
     assert!(lines[0].contains(", race first "), "{out}");
@@ -342,6 +344,21 @@ fn bad_arguments_fail_with_one_line() {
         (vec!["--stake=-1"], "bad amount"),
         (vec!["--sprt", "0,10,0.05"], "bad --sprt"),
         (vec!["--time", "0"], "bad time '0'"),
+        // --time-a and --time-b are checked like --time.
+        (
+            vec!["--time-a", "0"],
+            "invalid value '0' for '--time-a <TIME_A>': bad time '0'",
+        ),
+        (
+            vec!["--time-b", "-1"],
+            "invalid value '-1' for '--time-b <TIME_B>': bad time '-1'",
+        ),
+        (
+            vec!["--time-b", "0.05"],
+            "bad time '0.05' (the clock must be at least 0.1 s)",
+        ),
+        (vec!["--time-a", "ten"], "bad time 'ten'"),
+        (vec!["--time-a", "1e8"], "bad time '1e8'"),
         // Negative values reach our own parsers instead of clap's "unexpected argument".
         (vec!["--time", "-1"], "bad time '-1'"),
         (
@@ -942,4 +959,118 @@ fn odd_and_repeating_schedules_get_one_note_each() {
         assert_eq!(json(&out)["games"], games.parse::<u64>().unwrap());
         assert_eq!(err.lines().collect::<Vec<_>>(), notes, "--games {games}");
     }
+}
+
+#[test]
+fn time_odds_tell_each_engine_its_own_clock() {
+    // Each engine logs its commands to its own file and answers genmove with a wrong pass.
+    // The opening (5 moves) leaves white to move, so each game ends at the first genmove,
+    // to white: B in game 1, A in game 2; each engine gets one time_left, as white.
+    let logs = [temp_path("odds-log-a"), temp_path("odds-log-b")];
+    let ggf = temp_path("odds.ggf");
+    for f in logs.iter().chain([&ggf]) {
+        let _ = std::fs::remove_file(f);
+    }
+    let engine = |log: &std::path::Path| {
+        format!(
+            "sh -c 'while read l; do echo \"$l\" >> {}; case \"$l\" in \
+             *list_commands*) printf \"= time_settings\\ntime_left\\n\\n\";; \
+             *genmove*) printf \"= pass\\n\\n\";; \
+             *) printf \"=\\n\\n\";; esac; done'",
+            log.display()
+        )
+    };
+    let (ea, eb) = (engine(&logs[0]), engine(&logs[1]));
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &ea,
+        "--engine-b",
+        &eb,
+        "--games",
+        "2",
+        "--concurrency",
+        "1",
+        "--time",
+        "9",
+        "--time-a",
+        "2.5",
+        "--time-b",
+        "5",
+        "--decimal-time",
+        "--ggf",
+        ggf.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    // --time-a and --time-b both override --time.
+    assert_eq!(v["clock_ms"], serde_json::json!([2500, 5000]), "{v}");
+    let games = v["game_list"].as_array().unwrap();
+    assert_eq!(games.len(), 2);
+    let records = std::fs::read_to_string(&ggf).unwrap_or_default();
+    let lines: Vec<&str> = records.lines().collect();
+    let _ = std::fs::remove_file(&ggf);
+    assert_eq!(lines.len(), 2, "{records}");
+    for (g, line) in games.iter().zip(&lines) {
+        assert_eq!(g["reason"], "wrong-pass", "{g}");
+        // Black's clock in TB, white's in TW (whole seconds, rounded up), no TI.
+        let tags = if g["a_color"] == "black" {
+            "TB[0:03]TW[0:05]"
+        } else {
+            "TB[0:05]TW[0:03]"
+        };
+        assert!(line.contains(tags), "{line}");
+        assert!(!line.contains("TI["), "{line}");
+    }
+    for (log, own, other) in [(&logs[0], "2.500", "5.000"), (&logs[1], "5.000", "2.500")] {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let _ = std::fs::remove_file(log);
+        let cmds: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.split_once(' ').map(|(_, c)| c.trim()))
+            .collect();
+        // Told its own clock at the start of each game, never the other's.
+        let settings: Vec<&&str> = cmds
+            .iter()
+            .filter(|c| c.starts_with("time_settings"))
+            .collect();
+        assert_eq!(settings.len(), 2, "{text}");
+        for c in settings {
+            assert_eq!(*c, &format!("time_settings {own} 0 0"), "{text}");
+        }
+        assert!(!text.contains(&format!("time_settings {other}")), "{text}");
+        // Its time_left reports stay within its own clock; B's first is above A's whole
+        // clock.
+        let left: Vec<f64> = cmds
+            .iter()
+            .filter_map(|c| c.strip_prefix("time_left "))
+            .map(|c| c.split_whitespace().nth(1).unwrap().parse().unwrap())
+            .collect();
+        assert!(!left.is_empty(), "{text}");
+        let own: f64 = own.parse().unwrap();
+        assert!(left.iter().all(|&t| t <= own), "{text}");
+        if own == 5.0 {
+            assert!(left[0] > 2.5, "{text}");
+        }
+    }
+    // The text summary names each player's clock.
+    let (code, out, err) = run_match(&[
+        "--engine-a",
+        &sh_engine("printf \"= pass\\n\\n\"", "", "printf \"=\\n\\n\""),
+        "--engine-b",
+        &sh_engine("printf \"= pass\\n\\n\"", "", "printf \"=\\n\\n\""),
+        "--name-a",
+        "slow",
+        "--name-b",
+        "fast",
+        "--games",
+        "2",
+        "--time-b",
+        "0.5",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("\ntime odds: slow 600 s per game, fast 0.5 s per game\n"),
+        "{out}"
+    );
 }

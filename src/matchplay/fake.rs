@@ -44,6 +44,10 @@ pub struct Fake {
     genmoves_this_game: u32,
     /// Every command received, as GTP-like text (`play b f5`, `genmove w`, `draw_offer b`).
     pub log: Vec<String>,
+    /// The colour of the last `new_game`.
+    pub color: Option<Color>,
+    /// The clock the last `new_game` told this player (its `time_settings`), ms.
+    pub told_clock_ms: Option<u64>,
     /// Restarts, shared so tests can read them after the runner drops the player.
     pub restarts: Arc<AtomicU32>,
 }
@@ -66,6 +70,8 @@ impl Fake {
             crashed: false,
             genmoves_this_game: 0,
             log: Vec::new(),
+            color: None,
+            told_clock_ms: None,
             restarts: Arc::new(AtomicU32::new(0)),
         }
     }
@@ -110,10 +116,17 @@ impl Player for Fake {
         Ok(())
     }
 
-    fn new_game(&mut self, setup: &GameSetup, _timeout: Duration) -> Result<(), Fault> {
+    fn new_game(
+        &mut self,
+        setup: &GameSetup,
+        color: Color,
+        _timeout: Duration,
+    ) -> Result<(), Fault> {
         self.alive()?;
         self.log.push("new_game".to_string());
         self.genmoves_this_game = 0;
+        self.color = Some(color);
+        self.told_clock_ms = self.caps.time_settings.then(|| setup.clock_ms(color));
         self.game = Game::from_position(setup.start);
         for &(c, m) in &setup.opening {
             self.game.play(c, m).map_err(|e| Fault::Refused {

@@ -3,6 +3,8 @@
 //! `(;GM[Othello]PC[flank match]DT[<unix seconds>]PB[<black>]PW[<white>]RE[<result>]
 //! TI[<m:ss>]TY[8]BO[8 <64 cells> <side>]B[f5]W[d6//1.23]…C[<reason>];)` (on one line):
 //! - `TI`: each side's clock in whole seconds rounded up, `m:ss` or `h:mm:ss` ([`time_tag`]).
+//!   With time odds (the two clocks differ, in ms) GGF's per-colour tags `TB[<m:ss>]TW[<m:ss>]`
+//!   (black's, white's clock) stand in its place ([`time_tags`]).
 //! - `BO`: the start of the game (the start position, or the handicap position), cells
 //!   a1…h8 with `*` black, `O` white, `-` empty, then `*` or `O` to move.
 //! - `B`/`W`: every move from `BO`, opening included; `PA` is a pass. Moves the player
@@ -69,6 +71,19 @@ pub fn time_tag(time_ms: u64) -> String {
     }
 }
 
+/// The clock tags for black's and white's clocks, `time_ms` = `[black, white]` in ms:
+/// `TI[m:ss]` when they are equal, else GGF's per-colour `TB[m:ss]TW[m:ss]` (each as
+/// [`time_tag`]; two clocks that differ are written as two tags even when they round to the
+/// same whole second).
+pub fn time_tags(time_ms: [u64; 2]) -> String {
+    let [black, white] = time_ms;
+    if black == white {
+        format!("TI[{}]", time_tag(black))
+    } else {
+        format!("TB[{}]TW[{}]", time_tag(black), time_tag(white))
+    }
+}
+
 /// `RE` contents for `o` (see the module header).
 pub fn result_tag(o: &GameOutcome) -> String {
     let v = round_value(o, Color::Black);
@@ -90,15 +105,15 @@ pub fn reason_text(o: &GameOutcome) -> String {
     }
 }
 
-/// One game as a GGF line (without the newline). `time_ms` is each side's clock; `date` the
-/// game's end in Unix seconds.
-pub fn record(o: &GameOutcome, black: &str, white: &str, time_ms: u64, date: u64) -> String {
+/// One game as a GGF line (without the newline). `time_ms` is black's and white's clock
+/// (`[black, white]`, ms; see [`time_tags`]); `date` the game's end in Unix seconds.
+pub fn record(o: &GameOutcome, black: &str, white: &str, time_ms: [u64; 2], date: u64) -> String {
     let mut s = format!(
-        "(;GM[Othello]PC[flank match]DT[{date}]PB[{}]PW[{}]RE[{}]TI[{}]TY[8]BO[{}]",
+        "(;GM[Othello]PC[flank match]DT[{date}]PB[{}]PW[{}]RE[{}]{}TY[8]BO[{}]",
         escape(black),
         escape(white),
         result_tag(o),
-        time_tag(time_ms),
+        time_tags(time_ms),
         board_tag(&o.start)
     );
     for m in &o.moves {
@@ -156,7 +171,7 @@ mod tests {
             used_ms: [0, 1234],
         };
         assert_eq!(
-            record(&o, "flank[a]", "edax", 600_000, 1_700_000_000),
+            record(&o, "flank[a]", "edax", [600_000; 2], 1_700_000_000),
             "(;GM[Othello]PC[flank match]DT[1700000000]PB[flank(a)]PW[edax]RE[+64.00:t]\
              TI[10:00]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]\
              B[f5]W[d6//1.23]C[white lost on time];)"
@@ -168,7 +183,7 @@ mod tests {
         assert_eq!(time_tag(599_001), "10:00");
         assert_eq!(time_tag(3_600_000), "1:00:00");
         assert_eq!(time_tag(5_025_500), "1:23:46");
-        assert!(record(&o, "a", "b", 500, 0).contains("TI[0:01]"));
+        assert!(record(&o, "a", "b", [500; 2], 0).contains("TI[0:01]"));
         let illegal = GameOutcome {
             reason: EndReason::Illegal("z9".into()),
             winner: Some(Color::White),
@@ -176,5 +191,35 @@ mod tests {
         };
         assert_eq!(result_tag(&illegal), "-64.00:r");
         assert_eq!(reason_text(&illegal), "black illegal move 'z9'");
+    }
+
+    #[test]
+    fn time_odds_write_tb_and_tw() {
+        let start = Position::start();
+        let o = GameOutcome {
+            start,
+            moves: Vec::new(),
+            last: start,
+            board_score: 0,
+            winner: Some(Color::White),
+            reason: EndReason::Time,
+            offers: [0, 0],
+            used_ms: [10_000, 0],
+        };
+        // Black 10 s, white 20 s: per-colour tags in TI's place, no TI.
+        let r = record(&o, "a", "b", [10_000, 20_000], 0);
+        assert_eq!(
+            r,
+            "(;GM[Othello]PC[flank match]DT[0]PB[a]PW[b]RE[-64.00:t]TB[0:10]TW[0:20]TY[8]\
+             BO[8 ---------------------------O*------*O--------------------------- *]\
+             C[black lost on time];)"
+        );
+        assert!(!r.contains("TI["), "{r}");
+        // The other way round, and with an hour on one side.
+        assert_eq!(time_tags([3_600_000, 1_800_000]), "TB[1:00:00]TW[30:00]");
+        // Equal clocks keep the single TI tag.
+        assert_eq!(time_tags([10_000, 10_000]), "TI[0:10]");
+        // Clocks that differ by less than a second still get both tags (each rounded up).
+        assert_eq!(time_tags([10_200, 10_400]), "TB[0:11]TW[0:11]");
     }
 }

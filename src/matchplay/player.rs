@@ -86,9 +86,20 @@ pub struct GameSetup {
     pub handicap: Option<(Color, u32)>,
     /// The opening moves from `start`, each with the colour that plays it; passes explicit.
     pub opening: Vec<(Color, Move)>,
-    /// The whole-game clock of each side, ms (sent as `time_settings M 0 0`, M in whole
-    /// seconds rounded up).
-    pub time_ms: u64,
+    /// The whole-game clock of black and of white, ms (`[black, white]`; equal unless the
+    /// match gives time odds). Each player is sent its own as `time_settings M 0 0` (M in
+    /// whole seconds rounded up), see [`GameSetup::clock_ms`].
+    pub time_ms: [u64; 2],
+}
+
+impl GameSetup {
+    /// The whole-game clock of `color`, ms.
+    pub fn clock_ms(&self, color: Color) -> u64 {
+        match color {
+            Color::Black => self.time_ms[0],
+            Color::White => self.time_ms[1],
+        }
+    }
 }
 
 /// One side of a game, driven by the referee. Errors are [`Fault`]s; after a fault the
@@ -100,9 +111,12 @@ pub trait Player: Send {
     /// Ends the player and starts it anew (a new process for a GTP engine).
     fn restart(&mut self) -> Result<(), Fault>;
 
-    /// Sets up a new game: `clear_board`, the handicap, `time_settings` (if the player
-    /// supports it), the opening moves. `timeout` bounds each command.
-    fn new_game(&mut self, setup: &GameSetup, timeout: Duration) -> Result<(), Fault>;
+    /// Sets up a new game in which the player plays `color`: `clear_board`, the handicap,
+    /// `time_settings` with the player's own clock, `setup.clock_ms(color)` (if the player
+    /// supports it; GTP's `time_settings` has one main time, so with time odds each engine
+    /// is told its own), the opening moves. `timeout` bounds each command.
+    fn new_game(&mut self, setup: &GameSetup, color: Color, timeout: Duration)
+    -> Result<(), Fault>;
 
     /// `time_left C T 0`: the time left on `color`'s clock, ms (sent in whole seconds); a
     /// player without the command is not sent anything and answers `Ok` at once.

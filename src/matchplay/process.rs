@@ -363,7 +363,12 @@ impl Player for GtpProcess {
         }
     }
 
-    fn new_game(&mut self, setup: &GameSetup, timeout: Duration) -> Result<(), Fault> {
+    fn new_game(
+        &mut self,
+        setup: &GameSetup,
+        color: Color,
+        timeout: Duration,
+    ) -> Result<(), Fault> {
         if let Some(why) = &self.restart_failed {
             return Err(Fault::RestartFailed(why.clone()));
         }
@@ -372,7 +377,7 @@ impl Player for GtpProcess {
             self.expect_ok(&format!("flank-handicap {} {n}", gtp_color(c)), timeout)?;
         }
         if self.caps.time_settings {
-            let secs = seconds_text(setup.time_ms, self.decimal_time, |ms| {
+            let secs = seconds_text(setup.clock_ms(color), self.decimal_time, |ms| {
                 ms.div_ceil(1000).max(1)
             });
             self.expect_ok(&format!("time_settings {secs} 0 0"), timeout)?;

@@ -2,7 +2,8 @@
 //!
 //! Legality, passes, the end of the game and the score come from [`crate::game::Game`]. The
 //! referee never trusts a player: every `genmove` answer is checked, and each player's
-//! whole-game clock is kept by the referee from the wall time of every command it answers
+//! whole-game clock (its own length per colour, [`GameSetup::time_ms`], so a match can give
+//! time odds) is kept by the referee from the wall time of every command it answers
 //! once the game is under way (`genmove`, draw answers, `play`, `time_left`): each wait is
 //! bounded by the time left on that clock, and running out while answering any of them is a
 //! loss on time. Only the set-up commands before the first move (`clear_board`, handicap,
@@ -267,8 +268,9 @@ impl Table<'_> {
     }
 }
 
-/// Plays one game: `black` and `white` are set up with `setup` (each with its own clock of
-/// `setup.time_ms`), then play under the rules of the module header.
+/// Plays one game: `black` and `white` are set up with `setup`, each told its own clock
+/// (`setup.time_ms`, `[black, white]`, which the referee starts each colour's clock at),
+/// then play under the rules of the module header.
 ///
 /// Errors: only for a bad `setup` (an opening move that is not legal from `setup.start`), a
 /// mistake of the caller; everything a player does wrong is a lost game in the outcome.
@@ -290,19 +292,18 @@ pub fn play_game(
             opening: true,
         });
     }
-    let clock = Duration::from_millis(setup.time_ms);
     let mut t = Table {
         players: [black, white],
         game,
         start: setup.start,
         moves,
-        clocks: [clock; 2],
+        clocks: setup.time_ms.map(Duration::from_millis),
         used: [Duration::ZERO; 2],
         offers: [0; 2],
     };
     let timeout = cfg.command_timeout;
     for c in [Color::Black, Color::White] {
-        if let Err(f) = t.players[idx(c)].new_game(setup, timeout) {
+        if let Err(f) = t.players[idx(c)].new_game(setup, c, timeout) {
             let reason = match fault_reason(f, false) {
                 EndReason::Protocol(w) => EndReason::Protocol(format!("set-up: {w}")),
                 r => r,
@@ -403,7 +404,7 @@ mod tests {
             start: Position::start(),
             handicap: None,
             opening: Vec::new(),
-            time_ms,
+            time_ms: [time_ms; 2],
         }
     }
 
@@ -476,6 +477,59 @@ mod tests {
             bl.count_ones() as Score - wh.count_ones() as Score
         );
         assert_eq!(o.used_ms[0], 100);
+    }
+
+    #[test]
+    fn each_colour_has_its_own_clock() {
+        // Both sleep 20 ms before each move (some 30 moves each in a full game). The colour
+        // with a 250 ms clock runs out; the one with 60 s does not.
+        for (time_ms, loser) in [([60_000, 250], Color::White), ([250, 60_000], Color::Black)] {
+            let sleeper = Policy::SleepEachMove(Duration::from_millis(20));
+            let mut b = Fake::new("b", sleeper.clone(), false);
+            let mut w = Fake::new("w", sleeper, false);
+            let s = GameSetup {
+                time_ms,
+                ..setup(0)
+            };
+            let o = play(&mut b, &mut w, &s, &cfg());
+            // Each player was told its own colour and its own clock (`time_settings`).
+            assert_eq!(
+                (b.color, b.told_clock_ms),
+                (Some(Color::Black), Some(time_ms[0]))
+            );
+            assert_eq!(
+                (w.color, w.told_clock_ms),
+                (Some(Color::White), Some(time_ms[1]))
+            );
+            assert_eq!(o.reason, EndReason::Time, "{time_ms:?}");
+            assert_eq!(o.forfeited_by(), Some(loser), "{time_ms:?}");
+            let (l, k) = (idx(loser), idx(loser.opposite()));
+            // The loser was charged exactly its short clock; the winner well under its own.
+            assert_eq!(o.used_ms[l], 250);
+            assert!(
+                o.used_ms[k] >= 200 && o.used_ms[k] < 30_000,
+                "{:?}",
+                o.used_ms
+            );
+            // `time_left` reported each colour's own clock: the first report of the side
+            // with 60 s is above the other side's whole clock.
+            let first_left = |f: &Fake, c: &str| -> u64 {
+                f.log
+                    .iter()
+                    .find_map(|l| l.strip_prefix(&format!("time_left {c} ")))
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            };
+            let (lb, lw) = (first_left(&b, "b"), first_left(&w, "w"));
+            let (long, short) = if loser == Color::White {
+                (lb, lw)
+            } else {
+                (lw, lb)
+            };
+            assert!(long > 50_000 && long <= 60_000, "{long}");
+            assert!(short <= 250, "{short}");
+        }
     }
 
     #[test]

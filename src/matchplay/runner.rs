@@ -156,8 +156,9 @@ pub struct MatchSpec {
     pub games: Option<u64>,
     /// Games played at once (≥ 1).
     pub concurrency: usize,
-    /// Each side's whole-game clock, ms.
-    pub time_ms: u64,
+    /// The whole-game clock of A and of B, ms (`--time`, or `--time-a` / `--time-b` for time
+    /// odds); each side's clock goes with it to whichever colour it plays.
+    pub time_ms: [u64; 2],
     /// The openings (at least one; the empty opening is the start position).
     pub openings: Vec<Opening>,
     /// Draw offers and command bounds.
@@ -187,6 +188,21 @@ impl MatchSpec {
             None if self.target_points.is_some() || self.sprt.is_some() => UNBOUNDED_GAMES,
             None => 2 * self.openings.len() as u64,
         }
+    }
+
+    /// The clocks of black and of white, ms (`[black, white]`), in a game where A plays
+    /// `a_color`.
+    pub fn clocks_by_color(&self, a_color: Color) -> [u64; 2] {
+        let [a, b] = self.time_ms;
+        match a_color {
+            Color::Black => [a, b],
+            Color::White => [b, a],
+        }
+    }
+
+    /// True when A and B have clocks of different lengths (time odds).
+    pub fn time_odds(&self) -> bool {
+        self.time_ms[0] != self.time_ms[1]
     }
 
     /// The position every game starts from (before the opening): the start position, or
@@ -223,8 +239,8 @@ pub struct GameReport {
     pub offers: [u32; 2],
     /// Clock used by A and by B, ms.
     pub used_ms: [u64; 2],
-    /// The fraction of its clock each of A and B used in this game (`used_ms` / the clock,
-    /// 0–1; see [`clock_fraction`]); 1 for a side that lost on time.
+    /// The fraction of its own clock each of A and B used in this game (`used_ms` / that
+    /// side's clock, 0–1; see [`clock_fraction`]); 1 for a side that lost on time.
     pub clock_used: [f64; 2],
     /// The race's points of A and B after this round, with `--target-points`.
     pub race_points: Option<[u32; 2]>,
@@ -273,6 +289,10 @@ pub struct StakeSummary {
 pub struct MatchSummary {
     /// Names of A and B.
     pub names: [String; 2],
+    /// The clocks of A and B, ms, only when they differ (time odds; `None`, and left out of
+    /// the JSON, when both have the same clock).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<[u64; 2]>,
     /// Games counted.
     pub games: u64,
     /// Wins, draws, losses from A's view.
@@ -291,13 +311,13 @@ pub struct MatchSummary {
     pub forfeits: [u64; 2],
     /// Losses on time by A and by B.
     pub time_losses: [u64; 2],
-    /// The largest fraction of its clock A and B used in any counted game (0–1; a game lost
-    /// on time counts 1; 0 before any game).
+    /// The largest fraction of its own clock A and B used in any counted game (0–1; a game
+    /// lost on time counts 1; 0 before any game).
     pub clock_used_max: [f64; 2],
-    /// The mean over the counted games of the fraction of its clock A and B used (0–1; a
-    /// game lost on time counts 1; 0 before any game).
+    /// The mean over the counted games of the fraction of its own clock A and B used (0–1;
+    /// a game lost on time counts 1; 0 before any game).
     pub clock_used_mean: [f64; 2],
-    /// Games in which A and B used more than [`CLOCK_USED_LIMIT_PERCENT`] % of their clock
+    /// Games in which A and B used more than [`CLOCK_USED_LIMIT_PERCENT`] % of their own clock
     /// (see [`over_clock_limit`]; a game lost on time is one).
     pub games_over_95: [u64; 2],
     /// Agreed draws.
@@ -357,7 +377,7 @@ fn play_one(
         start: spec.start_for(handicap_color)?,
         handicap: spec.handicap.zip(handicap_color).map(|((_, n), c)| (c, n)),
         opening: spec.openings[oi].moves.clone(),
-        time_ms: spec.time_ms,
+        time_ms: spec.clocks_by_color(a_color),
     };
     let outcome = if a_color == Color::Black {
         play_game(a, b, &setup, &spec.referee)?
@@ -469,6 +489,7 @@ pub fn run_match(
     let (tx, rx) = mpsc::channel::<(u64, Result<(GameOutcome, Color, usize), String>)>();
     let mut summary = MatchSummary {
         names: spec.names.clone(),
+        clock_ms: spec.time_odds().then_some(spec.time_ms),
         games: 0,
         a: Wdl::default(),
         points: [0.0, 0.0],
@@ -681,10 +702,11 @@ fn count_game(
     {
         lost_on_time[k(c)] = true;
     }
-    let clock_used = [0, 1].map(|j| clock_fraction(used[j], spec.time_ms, lost_on_time[j]));
+    // Each side's figures are against its own clock (they differ with time odds).
+    let clock_used = [0, 1].map(|j| clock_fraction(used[j], spec.time_ms[j], lost_on_time[j]));
     for j in 0..2 {
         summary.clock_used_max[j] = summary.clock_used_max[j].max(clock_used[j]);
-        if over_clock_limit(used[j], spec.time_ms, lost_on_time[j]) {
+        if over_clock_limit(used[j], spec.time_ms[j], lost_on_time[j]) {
             summary.games_over_95[j] += 1;
         }
     }
@@ -702,7 +724,13 @@ fn count_game(
         clock_used,
         race_points,
         settlement,
-        ggf: ggf::record(outcome, black, white, spec.time_ms, now_unix()),
+        ggf: ggf::record(
+            outcome,
+            black,
+            white,
+            spec.clocks_by_color(a_color),
+            now_unix(),
+        ),
     }
 }
 
@@ -807,7 +835,20 @@ fn no_negative_zero(x: f64, decimals: i32) -> f64 {
     }
 }
 
-/// The summary as text lines.
+/// A clock of `ms` milliseconds as seconds for the text output, without trailing zeros:
+/// `10 s`, `2.5 s`, `0.125 s`.
+pub fn seconds_text(ms: u64) -> String {
+    let (whole, frac) = (ms / 1000, ms % 1000);
+    if frac == 0 {
+        format!("{whole} s")
+    } else {
+        let digits = format!("{frac:03}");
+        format!("{whole}.{} s", digits.trim_end_matches('0'))
+    }
+}
+
+/// The summary as text lines (with a `time odds:` line after the first when A's and B's
+/// clocks differ).
 pub fn summary_text(s: &MatchSummary) -> String {
     let (a, b) = (&s.names[0], &s.names[1]);
     let mut out = String::new();
@@ -815,6 +856,13 @@ pub fn summary_text(s: &MatchSummary) -> String {
         "{a} vs {b}: {} games, {a} +{} ={} -{}, points {} - {}, average disc difference {:+.2}\n",
         s.games, s.a.wins, s.a.draws, s.a.losses, s.points[0], s.points[1], s.avg_disc_diff
     ));
+    if let Some([ta, tb]) = s.clock_ms {
+        out.push_str(&format!(
+            "time odds: {a} {} per game, {b} {} per game\n",
+            seconds_text(ta),
+            seconds_text(tb)
+        ));
+    }
     if let Some((e, lo, hi)) = s.a.elo_interval_raw() {
         out.push_str(&format!(
             "Elo difference ({a} - {b}): {}, 95 % interval [{}, {}]\n",
@@ -903,8 +951,9 @@ pub fn default_concurrency() -> usize {
         .max(1)
 }
 
-/// The shortest clock `--time` accepts, ms (0.1 s): below it no engine can answer a
-/// command in time, and the GGF `TI` (whole seconds, rounded up) would misstate it.
+/// The shortest clock `--time` (and `--time-a`, `--time-b`) accepts, ms (0.1 s): below it no
+/// engine can answer a command in time, and the GGF `TI` (whole seconds, rounded up) would
+/// misstate it.
 pub const MIN_TIME_MS: u64 = 100;
 
 /// The command timeout used for everything not on a clock.
@@ -922,7 +971,7 @@ mod tests {
         MatchSpec {
             games: None,
             concurrency: 1,
-            time_ms: 60_000,
+            time_ms: [60_000; 2],
             openings: openings
                 .iter()
                 .map(|t| parse_opening(Position::start(), t).unwrap())
@@ -1224,7 +1273,7 @@ mod tests {
         // of slack for a loaded machine, far below the limit.
         let mut s = spec(&["f5d6"]);
         s.games = Some(2);
-        s.time_ms = 4_000;
+        s.time_ms = [4_000; 2];
         let sleeper = Policy::SleepEachMove(Duration::from_millis(20));
         let m = run(&s, &fakes(sleeper, Policy::FirstLegal));
         assert_eq!(m.time_losses, [0, 0]);
@@ -1271,7 +1320,7 @@ mod tests {
         // A (black) sleeps 400 ms as soon as it leads; its whole clock is 100 ms.
         let mut s = spec(&[""]);
         s.games = Some(1);
-        s.time_ms = 100;
+        s.time_ms = [100; 2];
         let sleeper = Policy::SleepWhenAhead(Duration::from_millis(400));
         let m = run(&s, &fakes(sleeper, Policy::FirstLegal));
         assert_eq!(m.time_losses, [1, 0]);
@@ -1284,6 +1333,77 @@ mod tests {
             "{}",
             summary_text(&m)
         );
+    }
+
+    #[test]
+    fn time_odds_give_each_side_its_own_clock() {
+        // Both sleep 20 ms before each move; a game needs some 30 moves per side. The side
+        // with 300 ms runs out whichever colour it has; the one with 60 s never comes close.
+        let sleeper = Policy::SleepEachMove(Duration::from_millis(20));
+        for (clocks, loser) in [([300, 60_000], 0usize), ([60_000, 300], 1)] {
+            let mut s = spec(&["f5d6"]);
+            s.games = Some(2);
+            s.time_ms = clocks;
+            let m = run(&s, &fakes(sleeper.clone(), sleeper.clone()));
+            let (winner, other) = ([Side::A, Side::B][1 - loser], 1 - loser);
+            let mut losses = [0; 2];
+            losses[loser] = 2;
+            assert_eq!(m.time_losses, losses, "{clocks:?}");
+            assert_eq!(m.games_over_95, losses, "{clocks:?}");
+            assert_eq!(m.clock_ms, Some(clocks));
+            for g in &m.game_list {
+                assert_eq!(g.reason, "time", "{clocks:?}: {}", g.ggf);
+                assert_eq!(g.winner, Some(winner));
+                // The loser used its whole (short) clock, charged exactly up to it.
+                assert_eq!(g.used_ms[loser], 300);
+                assert_eq!(g.clock_used[loser], 1.0);
+                // The other side's fraction is of its own 60 s clock, not of 300 ms.
+                assert!(g.used_ms[other] >= 200, "{:?}", g.used_ms);
+                assert_eq!(g.clock_used[other], g.used_ms[other] as f64 / 60_000.0);
+                assert!(g.clock_used[other] < 0.5, "{:?}", g.clock_used);
+                // The record gives each colour its own clock.
+                let a_black = g.a_color == "black";
+                let short_black = a_black == (loser == 0);
+                let tags = if short_black {
+                    "TB[0:01]TW[1:00]"
+                } else {
+                    "TB[1:00]TW[0:01]"
+                };
+                assert!(g.ggf.contains(tags), "{}", g.ggf);
+                assert!(!g.ggf.contains("TI["), "{}", g.ggf);
+            }
+            assert_eq!(m.clock_used_max[loser], 1.0);
+            assert!(m.clock_used_max[other] < 0.5);
+            let text = summary_text(&m);
+            let want = if loser == 0 {
+                "time odds: A 0.3 s per game, B 60 s per game\n"
+            } else {
+                "time odds: A 60 s per game, B 0.3 s per game\n"
+            };
+            assert_eq!(
+                text.lines().nth(1).map(|l| format!("{l}\n")),
+                Some(want.to_string())
+            );
+            let json = serde_json::to_value(&m).unwrap();
+            assert_eq!(json["clock_ms"], serde_json::json!(clocks));
+        }
+        // Equal clocks: no time-odds line, no `clock_ms` in the JSON, TI in the records.
+        let mut s = spec(&["f5d6"]);
+        s.games = Some(1);
+        let m = run(&s, &fakes(Policy::FirstLegal, Policy::FirstLegal));
+        assert_eq!(m.clock_ms, None);
+        assert!(!summary_text(&m).contains("time odds"));
+        assert!(serde_json::to_value(&m).unwrap().get("clock_ms").is_none());
+        assert!(m.game_list[0].ggf.contains("TI[1:00]TY[8]"));
+    }
+
+    #[test]
+    fn clock_seconds_in_the_text() {
+        assert_eq!(seconds_text(10_000), "10 s");
+        assert_eq!(seconds_text(2_500), "2.5 s");
+        assert_eq!(seconds_text(125), "0.125 s");
+        assert_eq!(seconds_text(600_000), "600 s");
+        assert_eq!(seconds_text(1_050), "1.05 s");
     }
 
     #[test]
