@@ -80,6 +80,10 @@ pub fn order_depth(empties: u32) -> i32 {
 /// Empties at and above which a parallel NWS node splits its moves after the first (YBWC).
 pub const SPLIT_EMPTIES: u32 = 12;
 
+/// Plies at and above which a node of the parallel midgame search splits its moves after the
+/// first (YBWC, [`Searcher::set_mid_split`]).
+pub const MID_SPLIT_DEPTH: i32 = 4;
+
 /// The cutoff flag of one YBWC split point, chained to the split points above it: a search
 /// under a split point stops as soon as any flag on its chain is set.
 struct Cut {
@@ -617,6 +621,9 @@ pub struct Searcher {
     pool: Option<Arc<rayon::ThreadPool>>,
     /// True while running inside `pool`: NWS nodes at ≥ [`SPLIT_EMPTIES`] may split.
     split: bool,
+    /// True in the midgame iterations of a search with a pool: [`Searcher::order_pvs`] nodes
+    /// of ≥ [`MID_SPLIT_DEPTH`] plies split their moves after the first (YBWC).
+    mid_split: bool,
     /// A live node total shared with a progress display (updated at each stop check).
     progress: Option<Arc<AtomicU64>>,
     /// The part of `nodes` already added to `progress`.
@@ -819,6 +826,7 @@ impl Searcher {
             cut: None,
             pool: None,
             split: false,
+            mid_split: false,
             progress: None,
             published: 0,
             selectivity: 0,
@@ -853,6 +861,17 @@ impl Searcher {
     /// keeps the solve sequential and its node count deterministic.
     pub fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>) {
         self.pool = pool.filter(|p| p.current_num_threads() > 1);
+    }
+
+    /// Lets the midgame search ([`Searcher::order_pvs`], and so [`Searcher::iterate`]) run on
+    /// the pool of [`Searcher::set_pool`] with YBWC: at nodes of ≥ [`MID_SPLIT_DEPTH`] plies,
+    /// once the first move has been searched without a cutoff, the other moves get a null
+    /// window around alpha in parallel (helper searchers sharing the TT; a fail-high at a
+    /// null-window node stops the others), and the fail-highs of a PV node are re-searched
+    /// with the full window in order afterwards. Off (or without a pool) the search is
+    /// sequential and deterministic. The solver's ordering searches never split.
+    pub fn set_mid_split(&mut self, on: bool) {
+        self.mid_split = on && self.pool.is_some();
     }
 
     /// Sets the empties, `min..=max`, at which an exact root solve ([`Searcher::solve`]
@@ -1447,6 +1466,17 @@ impl Searcher {
         let mut best = -SCORE_INF;
         let mut best_move = list.sq(0);
         for i in 0..list.n {
+            if i == 1 && self.mid_split && depth >= MID_SPLIT_DEPTH && list.n > 2 {
+                let (v, x) = self.mid_split(p, o, alpha, beta, depth, &list.squares(1));
+                if self.stopped {
+                    return (0, 64);
+                }
+                if v > best {
+                    best = v;
+                    best_move = x;
+                }
+                break;
+            }
             let x = list.sq(i);
             let f = flips(p, o, x);
             let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
@@ -1903,6 +1933,115 @@ impl Searcher {
             let v = self.order_pvs(p, o, bound, bound + 1, d, true).0;
             (v <= bound && !self.stopped).then_some(alpha)
         }
+    }
+
+    /// The YBWC split of a midgame node of `(p, o)` at `depth` plies ([`Searcher::order_pvs`]
+    /// with the window (alpha, beta) after its first move failed low): the moves `rest` get
+    /// null-window searches around `alpha` in parallel on the pool; one failing high at a
+    /// null-window node (beta = alpha + 1) cuts the others off through a [`Cut`] flag. Then,
+    /// in `rest`'s order, each fail-high that still beats the raised alpha is re-searched with
+    /// the window (alpha, beta), as the sequential PVS would. Returns the best value and move
+    /// (−[`SCORE_INF`] and 64 if nothing completed); sets `stopped` if the split was
+    /// abandoned from above (a cut-off above it, the stop flag or the deadline).
+    fn mid_split(
+        &mut self,
+        p: u64,
+        o: u64,
+        alpha: Score,
+        beta: Score,
+        depth: i32,
+        rest: &[u32],
+    ) -> (Score, u32) {
+        let Some(pool) = self.pool.clone() else {
+            return (-SCORE_INF, 64);
+        };
+        let cut = Arc::new(Cut {
+            flag: AtomicBool::new(false),
+            parent: self.cut.clone(),
+        });
+        let results: Mutex<Vec<(usize, Score)>> = Mutex::new(Vec::with_capacity(rest.len()));
+        let nodes = AtomicU64::new(0);
+        let aborted = AtomicBool::new(false);
+        let (tt, stop, deadline, progress) = (&self.tt, &self.stop, self.deadline, &self.progress);
+        let (mid_mpc, pool_arc) = (self.mid_mpc, &self.pool);
+        pool.install(|| {
+            rest.par_iter()
+                .enumerate()
+                .with_max_len(1)
+                .for_each(|(i, &x)| {
+                    if cut.is_set() {
+                        if !cut.flag.load(Ordering::Relaxed) {
+                            aborted.store(true, Ordering::Relaxed);
+                        }
+                        return;
+                    }
+                    let mut s = Searcher::new(tt.clone(), stop.clone(), deadline);
+                    s.cut = Some(cut.clone());
+                    s.pool = pool_arc.clone();
+                    s.mid_split = true;
+                    s.mid_mpc = mid_mpc;
+                    s.set_progress(progress.clone());
+                    let f = flips(p, o, x);
+                    let (v, _) =
+                        s.order_pvs(o ^ f, p ^ f ^ (1 << x), -alpha - 1, -alpha, depth - 1, true);
+                    let v = -v;
+                    s.publish();
+                    nodes.fetch_add(s.nodes, Ordering::Relaxed);
+                    if s.stopped {
+                        if !cut.flag.load(Ordering::Relaxed) {
+                            aborted.store(true, Ordering::Relaxed);
+                        }
+                        return;
+                    }
+                    results
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((i, v));
+                    if v >= beta {
+                        cut.flag.store(true, Ordering::Relaxed);
+                    }
+                });
+        });
+        // The helpers published their nodes already.
+        let n = nodes.load(Ordering::Relaxed);
+        self.nodes += n;
+        self.published += n;
+        let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+        results.sort_unstable_by_key(|&(i, _)| i);
+        let mut best = -SCORE_INF;
+        let mut best_move = 64;
+        let mut a = alpha;
+        for &(i, v) in &results {
+            let x = rest[i];
+            let mut v = v;
+            if v > alpha && v < beta {
+                // A PV node's fail-high (a lower bound above alpha, which may not beat the
+                // alpha `a` raised since): searched again with the window (a, beta), as the
+                // sequential PVS would after its null-window search at `a`.
+                let f = flips(p, o, x);
+                v = -self
+                    .order_pvs(o ^ f, p ^ f ^ (1 << x), -beta, -a, depth - 1, true)
+                    .0;
+                if self.stopped {
+                    return (0, 64);
+                }
+            }
+            if v > best {
+                best = v;
+                best_move = x;
+                if v > a {
+                    a = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let cut_here = best >= beta;
+        if aborted.load(Ordering::Relaxed) && !cut_here {
+            self.stopped = true;
+        }
+        (best, best_move)
     }
 
     /// The YBWC split of an NWS node of `(p, o)` at `alpha`: searches the moves `rest` in

@@ -8,8 +8,8 @@
 //! Search never sees colours: it is given a [`Board`] (side to move / other side) and returns
 //! scores from the side to move's view.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::board::{Board, Score};
@@ -283,8 +283,8 @@ impl Engine {
         self.progress.store(0, Ordering::Relaxed);
         s.set_progress(Some(self.progress.clone()));
         // With `threads > 1`, every solve (also the one after the midgame iterations of
-        // `SolveMode::Auto`) runs by YBWC on the pool; the midgame iterations run by Lazy SMP
-        // (`Engine::midgame`).
+        // `SolveMode::Auto`) and the midgame iterations (`Engine::midgame`) run by YBWC on
+        // the pool.
         s.set_pool(self.pool.clone());
         if board.is_game_over() {
             let score = board.final_score();
@@ -461,11 +461,12 @@ impl Engine {
     }
 
     /// Iterative deepening of `board` to `max` plies (no new iteration after `soft`), with the
-    /// midgame ProbCut of [`Engine::set_mid_mpc`]. With `threads > 1`, Lazy SMP: helper
-    /// threads run the same iterations on every other depth ([`helper_iterate`]) and share
-    /// the TT; `on_info` sees the main thread's iterations, and the answer is the deepest
-    /// iteration any thread completed (the main thread's on equal depth). Helpers stop when
-    /// the main thread ends; their nodes are added to `s.nodes`.
+    /// midgame ProbCut of [`Engine::set_mid_mpc`]. With `threads > 1` the iterations run by
+    /// YBWC on the pool ([`Searcher::set_mid_split`]). It replaced Lazy SMP (helper threads
+    /// running the iterations on every other depth with the shared TT), which gained little:
+    /// at 300 ms per position (30 positions at 40 empties from XOT games) 2 threads reached
+    /// depth 16.07 against 15.73 on one, and 200 games at 10 s scored 45.0 % against one
+    /// thread; YBWC reached 16.63 (docs/benchmarks.md, session 23).
     fn midgame(
         &mut self,
         s: &mut Searcher,
@@ -486,37 +487,9 @@ impl Engine {
                 pv: it.pv.clone(),
             })
         };
-        let helpers = self.config.threads.saturating_sub(1);
-        let it = if helpers == 0 {
-            s.iterate(board, max, soft, &mut report)
-        } else {
-            let helper_stop = Arc::new(AtomicBool::new(false));
-            let deepest: Mutex<Option<Iteration>> = Mutex::new(None);
-            let (it, helper_nodes) = std::thread::scope(|scope| {
-                let handles: Vec<_> = (1..=helpers)
-                    .map(|i| {
-                        let mut h =
-                            Searcher::new(self.tt.clone(), helper_stop.clone(), s.deadline());
-                        h.set_mid_mpc(self.mid_mpc);
-                        let b = *board;
-                        let deepest = &deepest;
-                        scope.spawn(move || {
-                            helper_iterate(&mut h, &b, max, i, deepest);
-                            h.nodes
-                        })
-                    })
-                    .collect();
-                let it = s.iterate(board, max, soft, &mut report);
-                helper_stop.store(true, Ordering::Relaxed);
-                let nodes: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
-                (it, nodes)
-            });
-            s.nodes += helper_nodes;
-            match deepest.into_inner().ok().flatten() {
-                Some(h) if h.depth > it.depth => h,
-                _ => it,
-            }
-        };
+        s.set_mid_split(true);
+        let it = s.iterate(board, max, soft, &mut report);
+        s.set_mid_split(false);
         s.set_mid_mpc(None);
         SearchResult {
             best: Move::Play(it.best),
@@ -599,36 +572,6 @@ impl Engine {
         s.set_progress(Some(self.progress.clone()));
         s.set_pool(self.pool.clone());
         s
-    }
-}
-
-/// The work of Lazy SMP helper `i` (1-based) in [`Engine::midgame`]: the main thread's
-/// iterations to `max` plies without reporting, on every other depth (odd helpers 2, 4, 6, …,
-/// even ones 1, 3, 5, …), so that a helper runs ahead of the main thread (1, 2, 3, …) and
-/// leaves deeper entries in the shared table. With every depth, the helper of a 2-thread
-/// search kept in step with the main thread and only duplicated its work: depth 18 on
-/// `flank bench`'s four midgame positions took 16.0-16.6 s against 14.3 s on one thread; with
-/// every other depth 7.5-9.3 s in 5 runs of 6, 20.6 s in one. Each completed iteration deeper
-/// than any in `deepest` is put there (the main thread may answer with it).
-fn helper_iterate(
-    h: &mut Searcher,
-    b: &Board,
-    max: u32,
-    i: usize,
-    deepest: &Mutex<Option<Iteration>>,
-) {
-    let mut last: Option<Iteration> = None;
-    for depth in ((1 + (i as u32 & 1))..=max.max(1)).step_by(2) {
-        let Some((score, x)) = h.mid_root(b, depth, last.as_ref().map(|it| it.score)) else {
-            return;
-        };
-        let it = h.iteration(b, depth, score, x, last.as_ref());
-        if let Ok(mut d) = deepest.lock()
-            && d.as_ref().is_none_or(|o| o.depth < depth)
-        {
-            *d = Some(it.clone());
-        }
-        last = Some(it);
     }
 }
 

@@ -165,3 +165,38 @@ fn bad_mpc_values_are_one_line_errors() {
         assert!(err.contains("standard deviations"), "--mpc {bad}: {err}");
     }
 }
+
+/// The parallel midgame search (YBWC on 2 threads, splitting at nodes of
+/// [`flank::endgame::MID_SPLIT_DEPTH`] plies and more) is exact where the midgame search must
+/// be: without ProbCut and to a depth of the empties, every leaf is a finished game, so the
+/// score is the position's exact score, whichever thread searched which move. 60 positions
+/// of `random-10-empties-1k.txt`, each with its known score; a fresh table for each.
+#[test]
+fn parallel_midgame_search_to_the_end_is_exact() {
+    let Some(text) = data_file("endgame/random-10-empties-1k.txt") else {
+        return;
+    };
+    let ps: Vec<Problem> = text
+        .lines()
+        .filter_map(|l| parse_problem_line(l).unwrap())
+        .take(60)
+        .collect();
+    assert_eq!(ps.len(), 60);
+    let mut e = Engine::new(EngineConfig {
+        hash_mb: 4,
+        threads: 2,
+    });
+    e.set_mid_mpc(None);
+    let mut splits_possible = 0;
+    for p in &ps {
+        let b = p.position.board;
+        let r = search(&mut e, &b, b.empties());
+        assert!(!r.exact, "a midgame search, not a solve");
+        assert_eq!(r.depth, b.empties());
+        assert_eq!(Some(r.score), p.expected, "{}", p.position);
+        if b.moves().count_ones() > 2 {
+            splits_possible += 1;
+        }
+    }
+    assert!(splits_possible > 30, "most roots have moves to split");
+}
