@@ -601,6 +601,15 @@ pub fn stable_discs(p: u64, o: u64) -> u64 {
     }
 }
 
+/// True once the stop flag is set or the deadline has passed. A YBWC task checks it before it
+/// starts: a searcher checks only every [`CHECK_INTERVAL`] of its own nodes, and under nested
+/// splits most tasks search fewer nodes than that themselves, so without this check a
+/// parallel iteration could run on to its end past the deadline (seen once in a 2-thread
+/// game: a move of 4.0 s against a hard limit under 1 s).
+fn past_limits(stop: &AtomicBool, deadline: Option<Instant>) -> bool {
+    stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)
+}
+
 /// Per-thread search state: node counter, the shared TT, the stop flag and the hard deadline.
 pub struct Searcher {
     /// The transposition table, shared with other threads.
@@ -863,7 +872,7 @@ impl Searcher {
         self.pool = pool.filter(|p| p.current_num_threads() > 1);
     }
 
-    /// Lets the midgame search ([`Searcher::order_pvs`], and so [`Searcher::iterate`]) run on
+    /// Lets the midgame search (`Searcher::order_pvs`, and so [`Searcher::iterate`]) run on
     /// the pool of [`Searcher::set_pool`] with YBWC: at nodes of ≥ [`MID_SPLIT_DEPTH`] plies,
     /// once the first move has been searched without a cutoff, the other moves get a null
     /// window around alpha in parallel (helper searchers sharing the TT; a fail-high at a
@@ -1969,7 +1978,7 @@ impl Searcher {
                 .enumerate()
                 .with_max_len(1)
                 .for_each(|(i, &x)| {
-                    if cut.is_set() {
+                    if cut.is_set() || past_limits(stop, deadline) {
                         if !cut.flag.load(Ordering::Relaxed) {
                             aborted.store(true, Ordering::Relaxed);
                         }
@@ -2067,7 +2076,7 @@ impl Searcher {
         let (tt, stop, deadline, progress) = (&self.tt, &self.stop, self.deadline, &self.progress);
         let selectivity = self.selectivity;
         rest.par_iter().with_max_len(1).for_each(|&x| {
-            if cut.is_set() {
+            if cut.is_set() || past_limits(stop, deadline) {
                 if !cut.flag.load(Ordering::Relaxed) {
                     aborted.store(true, Ordering::Relaxed);
                 }
