@@ -1961,62 +1961,11 @@ impl Searcher {
         depth: i32,
         rest: &[u32],
     ) -> (Score, u32) {
-        let Some(pool) = self.pool.clone() else {
-            return (-SCORE_INF, 64);
-        };
-        let cut = Arc::new(Cut {
-            flag: AtomicBool::new(false),
-            parent: self.cut.clone(),
+        let results = self.split_search(rest, beta, |s, x| {
+            let f = flips(p, o, x);
+            -s.order_pvs(o ^ f, p ^ f ^ (1 << x), -alpha - 1, -alpha, depth - 1, true)
+                .0
         });
-        let results: Mutex<Vec<(usize, Score)>> = Mutex::new(Vec::with_capacity(rest.len()));
-        let nodes = AtomicU64::new(0);
-        let aborted = AtomicBool::new(false);
-        let (tt, stop, deadline, progress) = (&self.tt, &self.stop, self.deadline, &self.progress);
-        let (mid_mpc, pool_arc) = (self.mid_mpc, &self.pool);
-        pool.install(|| {
-            rest.par_iter()
-                .enumerate()
-                .with_max_len(1)
-                .for_each(|(i, &x)| {
-                    if cut.is_set() || past_limits(stop, deadline) {
-                        if !cut.flag.load(Ordering::Relaxed) {
-                            aborted.store(true, Ordering::Relaxed);
-                        }
-                        return;
-                    }
-                    let mut s = Searcher::new(tt.clone(), stop.clone(), deadline);
-                    s.cut = Some(cut.clone());
-                    s.pool = pool_arc.clone();
-                    s.mid_split = true;
-                    s.mid_mpc = mid_mpc;
-                    s.set_progress(progress.clone());
-                    let f = flips(p, o, x);
-                    let (v, _) =
-                        s.order_pvs(o ^ f, p ^ f ^ (1 << x), -alpha - 1, -alpha, depth - 1, true);
-                    let v = -v;
-                    s.publish();
-                    nodes.fetch_add(s.nodes, Ordering::Relaxed);
-                    if s.stopped {
-                        if !cut.flag.load(Ordering::Relaxed) {
-                            aborted.store(true, Ordering::Relaxed);
-                        }
-                        return;
-                    }
-                    results
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((i, v));
-                    if v >= beta {
-                        cut.flag.store(true, Ordering::Relaxed);
-                    }
-                });
-        });
-        // The helpers published their nodes already.
-        let n = nodes.load(Ordering::Relaxed);
-        self.nodes += n;
-        self.published += n;
-        let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-        results.sort_unstable_by_key(|&(i, _)| i);
         let mut best = -SCORE_INF;
         let mut best_move = 64;
         let mut a = alpha;
@@ -2046,10 +1995,6 @@ impl Searcher {
                 }
             }
         }
-        let cut_here = best >= beta;
-        if aborted.load(Ordering::Relaxed) && !cut_here {
-            self.stopped = true;
-        }
         (best, best_move)
     }
 
@@ -2066,55 +2011,90 @@ impl Searcher {
         empties: u32,
         rest: &[u32],
     ) -> Option<(Score, u32)> {
+        let results = self.split_search(rest, alpha + 1, |s, x| {
+            let f = flips(p, o, x);
+            -s.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true)
+        });
+        let mut best: Option<(Score, u32)> = None;
+        for (i, v) in results {
+            if best.is_none_or(|(bv, _)| v > bv) {
+                best = Some((v, rest[i]));
+            }
+        }
+        best
+    }
+
+    /// The parallel part of a YBWC split ([`Searcher::nws_split`], [`Searcher::mid_split`]):
+    /// `search(helper, x)` for every move `x` of `rest` at once (rayon work stealing, on
+    /// this searcher's pool if it has one), each by a helper searcher with this one's
+    /// settings (table, stop flag, deadline, selectivity, splits, midgame ProbCut) under a new
+    /// split point; a value ≥ `beta` cuts the others off. Returns the completed searches as
+    /// (index in `rest`, value) in `rest`'s order, and adds their nodes. Sets `stopped` if the
+    /// split was abandoned from above (stop flag, deadline, or a cut-off at an enclosing split
+    /// point) and no value reached `beta`.
+    fn split_search<F>(&mut self, rest: &[u32], beta: Score, search: F) -> Vec<(usize, Score)>
+    where
+        F: Fn(&mut Searcher, u32) -> Score + Sync,
+    {
         let cut = Arc::new(Cut {
             flag: AtomicBool::new(false),
             parent: self.cut.clone(),
         });
-        let best: Mutex<Option<(Score, u32)>> = Mutex::new(None);
+        let results: Mutex<Vec<(usize, Score)>> = Mutex::new(Vec::with_capacity(rest.len()));
         let nodes = AtomicU64::new(0);
         let aborted = AtomicBool::new(false);
-        let (tt, stop, deadline, progress) = (&self.tt, &self.stop, self.deadline, &self.progress);
-        let selectivity = self.selectivity;
-        rest.par_iter().with_max_len(1).for_each(|&x| {
-            if cut.is_set() || past_limits(stop, deadline) {
-                if !cut.flag.load(Ordering::Relaxed) {
-                    aborted.store(true, Ordering::Relaxed);
-                }
-                return;
-            }
-            let mut s = Searcher::new(tt.clone(), stop.clone(), deadline);
-            s.selectivity = selectivity;
-            s.cut = Some(cut.clone());
-            s.split = true;
-            s.set_progress(progress.clone());
-            let f = flips(p, o, x);
-            let v = -s.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
-            s.publish();
-            nodes.fetch_add(s.nodes, Ordering::Relaxed);
-            if s.stopped {
-                if !cut.flag.load(Ordering::Relaxed) {
-                    aborted.store(true, Ordering::Relaxed);
-                }
-                return;
-            }
-            let mut b = best.lock().unwrap_or_else(|e| e.into_inner());
-            if b.is_none_or(|(bv, _)| v > bv) {
-                *b = Some((v, x));
-            }
-            if v > alpha {
-                cut.flag.store(true, Ordering::Relaxed);
-            }
-        });
+        let this = &*self;
+        let run = || {
+            rest.par_iter()
+                .enumerate()
+                .with_max_len(1)
+                .for_each(|(i, &x)| {
+                    if cut.is_set() || past_limits(&this.stop, this.deadline) {
+                        if !cut.flag.load(Ordering::Relaxed) {
+                            aborted.store(true, Ordering::Relaxed);
+                        }
+                        return;
+                    }
+                    let mut s = Searcher::new(this.tt.clone(), this.stop.clone(), this.deadline);
+                    s.selectivity = this.selectivity;
+                    s.cut = Some(cut.clone());
+                    s.pool = this.pool.clone();
+                    s.split = this.split;
+                    s.mid_split = this.mid_split;
+                    s.mid_mpc = this.mid_mpc;
+                    s.set_progress(this.progress.clone());
+                    let v = search(&mut s, x);
+                    s.publish();
+                    nodes.fetch_add(s.nodes, Ordering::Relaxed);
+                    if s.stopped {
+                        if !cut.flag.load(Ordering::Relaxed) {
+                            aborted.store(true, Ordering::Relaxed);
+                        }
+                        return;
+                    }
+                    results
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((i, v));
+                    if v >= beta {
+                        cut.flag.store(true, Ordering::Relaxed);
+                    }
+                });
+        };
+        match &self.pool {
+            Some(pool) => pool.install(run),
+            None => run(),
+        }
         // The helpers published their nodes already.
         let n = nodes.load(Ordering::Relaxed);
         self.nodes += n;
         self.published += n;
-        let best = best.into_inner().unwrap_or_else(|e| e.into_inner());
-        let cut_here = best.is_some_and(|(v, _)| v > alpha);
-        if aborted.load(Ordering::Relaxed) && !cut_here {
+        let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+        results.sort_unstable_by_key(|&(i, _)| i);
+        if aborted.load(Ordering::Relaxed) && !results.iter().any(|&(_, v)| v >= beta) {
             self.stopped = true;
         }
-        best
+        results
     }
 
     /// Exact principal-variation search (PVS) with the window (alpha, beta): the first move
