@@ -559,6 +559,53 @@ fn full_diagonals(filled: u64) -> (u64, u64) {
     (u & d, u7 & d7)
 }
 
+/// The runs of `line` (an 8-bit edge, bit 0 at one corner) that start at either corner.
+#[inline(always)]
+fn corner_runs(line: u64) -> u64 {
+    let low = line & !(line + 1);
+    let lead = (!line & 0xFF).leading_zeros() - 56;
+    low | ((0xFF00 >> lead) & 0xFF)
+}
+
+/// The discs of `p` on the four edges that join an own corner through own discs along their
+/// edge: stable, since the edge line holds them (no flip along it) and the board's border is
+/// their neighbour on the other three axes. Found in one step instead of one square per
+/// fixpoint round.
+#[inline]
+fn edge_runs(p: u64) -> u64 {
+    const COL_A: u64 = 0x0101_0101_0101_0101;
+    const COL_H: u64 = 0x8080_8080_8080_8080;
+    let rows = corner_runs(p & 0xFF) | (corner_runs(p >> 56) << 56);
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    let cols = {
+        use std::arch::x86_64::{_pdep_u64, _pext_u64};
+        // SAFETY: the `bmi2` target feature is enabled at compile time.
+        unsafe {
+            _pdep_u64(corner_runs(_pext_u64(p, COL_A)), COL_A)
+                | _pdep_u64(corner_runs(_pext_u64(p, COL_H)), COL_H)
+        }
+    };
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    let cols = edge_runs_columns(p);
+    rows | cols
+}
+
+/// The column part of [`edge_runs`] without BMI2: the runs up and down columns a and h grown
+/// one square per round.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
+fn edge_runs_columns(p: u64) -> u64 {
+    const COL_A: u64 = 0x0101_0101_0101_0101;
+    const COL_H: u64 = 0x8080_8080_8080_8080;
+    let (mut a1, mut a8, mut h1, mut h8) = (p & 1, p & (1 << 56), p & (1 << 7), p & (1 << 63));
+    for _ in 0..7 {
+        a1 |= p & COL_A & (a1 << 8);
+        a8 |= p & COL_A & (a8 >> 8);
+        h1 |= p & COL_H & (h1 << 8);
+        h8 |= p & COL_H & (h8 >> 8);
+    }
+    a1 | a8 | h1 | h8
+}
+
 /// Discs of `p` that can never be flipped by either side (a sound under-estimate of the stable
 /// discs): a disc is stable if along each of the 4 axes its line is full, or a neighbour on the
 /// axis is the board edge or a stable disc of the same colour. Iterated to a fixpoint.
@@ -587,6 +634,10 @@ pub fn stable_discs(p: u64, o: u64) -> u64 {
     let mut stable = p & ax_h & ax_v & ax_9 & ax_7;
     if stable == 0 {
         return 0;
+    }
+    // Corners are always in `stable` here; their edge runs save a fixpoint round per square.
+    if stable & CORNERS != 0 {
+        stable |= edge_runs(p);
     }
     loop {
         let sh = ax_h | ((stable << 1) & NOT_A) | ((stable >> 1) & NOT_H);
@@ -2514,6 +2565,30 @@ mod tests {
         let upper = 64 - 2 * stable_discs(p, o).count_ones() as Score;
         assert_eq!(s.stability_cutoff(o, p, 50), Some(upper));
         assert_eq!(s.stability_cutoff(o, p, upper - 1), None);
+    }
+
+    #[test]
+    fn edge_runs_are_the_corner_runs_grown_square_by_square() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(24);
+        const EDGES: u64 = 0xFF81_8181_8181_81FF;
+        for _ in 0..20_000 {
+            // Dense edges, so that long runs occur.
+            let p = rng.r#gen::<u64>() | rng.r#gen::<u64>() | rng.r#gen::<u64>();
+            let mut want = edge_runs_columns(p);
+            for (corner, step) in [(0, 1i32), (7, -1), (56, 1), (63, -1)] {
+                let mut x = corner;
+                while (0..64).contains(&x)
+                    && p >> x & 1 == 1
+                    && (x == corner || x / 8 == corner / 8)
+                {
+                    want |= 1u64 << x;
+                    x += step;
+                }
+            }
+            assert_eq!(edge_runs(p) & EDGES, want, "{p:x}");
+            assert_eq!(edge_runs(p) & !EDGES, 0);
+        }
     }
 
     #[test]
