@@ -191,9 +191,16 @@ impl PhaseNet {
                 net.out[k] = i16_at(4 + 2 * H + 2 * k);
             }
             let base = 4 + 4 * H;
-            for k in 0..H {
-                for (f, r) in net.rows.iter_mut().enumerate() {
-                    r.0[k] = i16_at(base + 2 * (k * n + f));
+            // The file holds the weights unit by unit (k-major), the rows feature by feature:
+            // a transpose, done in blocks of 32 rows so that both sides stay in the cache
+            // (row by row or unit by unit it took about 0.3 s of every start).
+            for (b, block) in net.rows.chunks_mut(32).enumerate() {
+                let f0 = 32 * b;
+                for k in 0..H {
+                    let at = base + 2 * (k * n + f0);
+                    for (i, r) in block.iter_mut().enumerate() {
+                        r.0[k] = i16_at(at + 2 * i);
+                    }
                 }
             }
             net
