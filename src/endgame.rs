@@ -559,6 +559,11 @@ fn full_diagonals(filled: u64) -> (u64, u64) {
     (u & d, u7 & d7)
 }
 
+/// Column a (the a1–a8 edge).
+const COL_A: u64 = 0x0101_0101_0101_0101;
+/// Column h (the h1–h8 edge).
+const COL_H: u64 = 0x8080_8080_8080_8080;
+
 /// The runs of `line` (an 8-bit edge, bit 0 at one corner) that start at either corner.
 #[inline(always)]
 fn corner_runs(line: u64) -> u64 {
@@ -573,8 +578,6 @@ fn corner_runs(line: u64) -> u64 {
 /// fixpoint round.
 #[inline]
 fn edge_runs(p: u64) -> u64 {
-    const COL_A: u64 = 0x0101_0101_0101_0101;
-    const COL_H: u64 = 0x8080_8080_8080_8080;
     let rows = corner_runs(p & 0xFF) | (corner_runs(p >> 56) << 56);
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     let cols = {
@@ -594,8 +597,6 @@ fn edge_runs(p: u64) -> u64 {
 /// one square per round.
 #[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
 fn edge_runs_columns(p: u64) -> u64 {
-    const COL_A: u64 = 0x0101_0101_0101_0101;
-    const COL_H: u64 = 0x8080_8080_8080_8080;
     let (mut a1, mut a8, mut h1, mut h8) = (p & 1, p & (1 << 56), p & (1 << 7), p & (1 << 63));
     for _ in 0..7 {
         a1 |= p & COL_A & (a1 << 8);
@@ -610,8 +611,6 @@ fn edge_runs_columns(p: u64) -> u64 {
 /// discs): a disc is stable if along each of the 4 axes its line is full, or a neighbour on the
 /// axis is the board edge or a stable disc of the same colour. Iterated to a fixpoint.
 pub fn stable_discs(p: u64, o: u64) -> u64 {
-    const COL_A: u64 = 0x0101_0101_0101_0101;
-    const COL_H: u64 = 0x8080_8080_8080_8080;
     const ROW_1: u64 = 0xFF;
     const ROW_8: u64 = 0xFF << 56;
     const EDGE: u64 = COL_A | COL_H | ROW_1 | ROW_8;
@@ -652,8 +651,8 @@ pub fn stable_discs(p: u64, o: u64) -> u64 {
     }
 }
 
-/// True once the stop flag is set or the deadline has passed. A YBWC task checks it before it
-/// starts: a searcher checks only every [`CHECK_INTERVAL`] of its own nodes, and under nested
+/// True once the stop flag is set or the deadline has passed ([`Searcher::check_stop`]'s test
+/// of both). A YBWC task also checks it before it starts: a searcher checks only every [`CHECK_INTERVAL`] of its own nodes, and under nested
 /// splits most tasks search fewer nodes than that themselves, so without this check a
 /// parallel iteration could run on to its end past the deadline (seen once in a 2-thread
 /// game: a move of 4.0 s against a hard limit under 1 s).
@@ -971,9 +970,8 @@ impl Searcher {
         if self.nodes >= self.next_check {
             self.next_check = self.nodes + CHECK_INTERVAL;
             self.publish();
-            if self.stop.load(Ordering::Relaxed)
+            if past_limits(&self.stop, self.deadline)
                 || self.cut.as_ref().is_some_and(|c| c.is_set())
-                || self.deadline.is_some_and(|d| Instant::now() >= d)
             {
                 self.stopped = true;
             }
