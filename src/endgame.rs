@@ -1,6 +1,6 @@
 //! The exact and WLD endgame solver: null-window search (NWS) with PVS at PV nodes,
 //! fastest-first ordering (weighing the child's evaluation from 12 empties, shallow midgame
-//! searches from 16), quadrant parity near the leaves, special code for the last 1–4
+//! searches with ProbCut from 17), quadrant parity near the leaves, special code for the last 1–4
 //! empties, stability cutoffs (both signs) and the shared transposition table (TT).
 //!
 //! The structure follows the well-known design of Edax and Zebra (Gunnar Andersson's
@@ -45,8 +45,11 @@ pub const ASPIRATION_SOLVE_EMPTIES: u32 = 16;
 /// Empties at and above which the NWS tries an enhanced transposition cutoff.
 pub const ETC_EMPTIES: u32 = 10;
 
-/// Empties at and above which moves are ordered by a shallow midgame search.
-pub const SEARCH_ORDER_EMPTIES: u32 = 16;
+/// Empties at and above which moves are ordered by a shallow midgame search (below, down to
+/// [`FASTEST_FIRST_EMPTIES`], fastest-first with the evaluation of [`EVAL_ORDER_EMPTIES`]).
+/// 17 since session 25 (was 16), with the deeper [`order_depth`] schedule and
+/// [`ORDER_MPC_T`].
+pub const SEARCH_ORDER_EMPTIES: u32 = 17;
 
 /// Empties at and above which the exact pass skips the ordering searches (fastest-first
 /// instead) at a node whose selective TT bound (from the MPC pre-searches) is at or below
@@ -66,16 +69,30 @@ pub const EVAL_ORDER_EMPTIES: u32 = 12;
 /// Key units per disc of the child's evaluation in the ordering of [`EVAL_ORDER_EMPTIES`].
 pub const EVAL_ORDER_WEIGHT: i32 = 8;
 
-/// Depth in plies of the ordering searches of [`SEARCH_ORDER_EMPTIES`] and above, by empties:
-/// 2 below 19 empties, 3 from 19, 4 from 23 (tuned on FFO #40–#47 with the trained evaluation).
+/// Depth in plies of the ordering searches from [`SEARCH_ORDER_EMPTIES`] (17) empties: 2 at
+/// 17, 3 at 18, 4 at 19, 5 at 20–22, 6 at 23–26, 7 from 27 (session 17's schedule, which
+/// searched fewer nodes but took more time, plus 7 plies from 27; session 25 made it pay
+/// with [`ORDER_MPC_T`]; 8 plies from 29 did not pay). Below 17 (no ordering search) 1.
 pub fn order_depth(empties: u32) -> i32 {
     match empties {
         0..SEARCH_ORDER_EMPTIES => 1,
-        SEARCH_ORDER_EMPTIES..19 => 2,
-        19..23 => 3,
-        _ => 4,
+        17 => 2,
+        18 => 3,
+        19 => 4,
+        20..23 => 5,
+        23..27 => 6,
+        _ => 7,
     }
 }
+
+/// Confidence `t` (standard deviations) of the midgame multi-ProbCut inside the solver's
+/// ordering searches (`Searcher::search_order`; the calibration of the active evaluation,
+/// none with `--eval classic`). The ordering needs only an estimate, so its searches cut as
+/// the midgame search does; the exact result never depends on it. With the deeper
+/// [`order_depth`] (up to 6 plies instead of 4), FFO #45–#52 (1 thread, 1 GiB) 2,698.7 M →
+/// 1,928.6 M nodes (without the ProbCut 1,951.4 M) in 17 % less time (7 % without); `t`
+/// 1.0 and 2.0 within 1 % of 1.5 in nodes.
+pub const ORDER_MPC_T: f64 = 1.5;
 
 /// Empties at and above which a parallel NWS node splits its moves after the first (YBWC).
 pub const SPLIT_EMPTIES: u32 = 12;
@@ -694,7 +711,8 @@ pub struct Searcher {
     /// pre-searches first.
     mpc_root_empties: (u32, u32),
     /// The midgame ProbCut of [`Searcher::order_pvs`]: the calibration and its confidence `t`
-    /// (standard deviations); `None` = off (always off in solves and their ordering searches).
+    /// (standard deviations); `None` = off (off in solves; their ordering searches
+    /// ([`Searcher::search_order`]) turn it on at [`ORDER_MPC_T`] for their own duration).
     mid_mpc: Option<(&'static probcut::MpcTable, f64)>,
 }
 
@@ -1414,8 +1432,8 @@ impl Searcher {
     }
 
     /// Move ordering at high empties: fastest-first keys plus a shallow midgame search of
-    /// each child ([`order_depth`] plies: 2, 3 from 19 empties, 4 from 23), as Edax does far
-    /// from the leaves; TT move first.
+    /// each child ([`order_depth`] plies: 2 at 17 empties up to 7 from 27, with the midgame
+    /// ProbCut at [`ORDER_MPC_T`]), as Edax does far from the leaves; TT move first.
     fn search_order(
         &mut self,
         list: &mut MoveList,
@@ -1428,6 +1446,9 @@ impl Searcher {
         list.sort();
         let depth = order_depth(empties);
         let w = 128;
+        // The ordering searches cut with the midgame ProbCut (the caller's setting returns).
+        let saved = self.mid_mpc;
+        self.mid_mpc = crate::eval::mpc_table().map(|t| (t, ORDER_MPC_T));
         for i in 0..list.n {
             if list.key(i) == FIRST_KEY {
                 continue;
@@ -1437,6 +1458,7 @@ impl Searcher {
             let (v, _) = self.order_pvs(c.player, c.opponent, -SCORE_INF, SCORE_INF, depth, true);
             list.add_key(i, w * v);
         }
+        self.mid_mpc = saved;
         list.sort();
     }
 
