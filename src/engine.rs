@@ -95,6 +95,10 @@ pub struct SearchResult {
     pub depth: u32,
     /// True if `score` is exact (an exact solve or a WLD solve that completed).
     pub exact: bool,
+    /// True if `score` is a proven WLD result, −1 (loss), 0 (draw) or +1 (win), not a disc
+    /// difference: a [`SolveMode::Wld`] solve that completed, or the WLD solve that
+    /// [`SolveMode::Auto`] chose because an exact one would not fit in the time.
+    pub wld: bool,
     /// Nodes searched.
     pub nodes: u64,
     /// Wall time in ms.
@@ -298,6 +302,7 @@ impl Engine {
                 score,
                 depth: 0,
                 exact: true,
+                wld: limits.mode == SolveMode::Wld,
                 nodes: 0,
                 time_ms: elapsed_ms(start),
                 pv: Vec::new(),
@@ -344,6 +349,7 @@ impl Engine {
                 let mut r = self.solve_or_fallback(s, board, -1, 1, start, on_info);
                 if r.exact {
                     r.score = r.score.signum();
+                    r.wld = true;
                 }
                 r
             }
@@ -420,6 +426,7 @@ impl Engine {
                     }
                     r.score = r.score.signum();
                     r.exact = false;
+                    r.wld = true;
                 }
                 r
             }
@@ -496,6 +503,7 @@ impl Engine {
             score: it.score,
             depth: it.depth,
             exact: false,
+            wld: false,
             nodes: s.nodes,
             time_ms: elapsed_ms(start),
             pv: it.pv,
@@ -527,6 +535,7 @@ impl Engine {
             score: r.score,
             depth: empties,
             exact: true,
+            wld: false,
             nodes: s.nodes,
             time_ms: info.time_ms,
             pv: r.pv,
@@ -553,6 +562,7 @@ impl Engine {
             score: it.score,
             depth: 1,
             exact: false,
+            wld: false,
             nodes: s.nodes,
             time_ms: elapsed_ms(start),
             pv: it.pv,

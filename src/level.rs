@@ -243,6 +243,7 @@ pub fn search_at_level(
             score,
             depth: depth.unwrap_or(1),
             exact: false,
+            wld: false,
             nodes,
             time_ms: start.elapsed().as_millis() as u64,
             pv: vec![Move::Play(best)],

@@ -97,6 +97,11 @@ pub struct SolveRecord {
     /// True when `score` is proven: by an exact solve, or by a WLD solve as its sign (−1, 0
     /// or +1); false for a depth-limited search.
     pub exact: bool,
+    /// True when `score` is a WLD result (−1, 0 or +1), not a disc difference: with `--wld`,
+    /// or with `--time` when the engine chose a WLD solve (an exact one would not fit). Left
+    /// out of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub wld: bool,
     /// Depth searched in plies (for a solve: the empties).
     pub depth: u32,
     /// Nodes searched.
@@ -132,8 +137,11 @@ pub struct SolveSummary {
     /// Wall time of the whole batch (parsing and output included), in ms.
     pub time_ms: u64,
     /// Sum over the judged positions of |score − expected score|, in discs (for a
-    /// depth-limited search, the estimate's error).
+    /// depth-limited search, the estimate's error), except those whose score is a WLD result
+    /// ([`SolveRecord::wld`]).
     pub abs_error: u64,
+    /// Judged positions counted in `abs_error`.
+    pub error_judged: usize,
 }
 
 /// Solves one problem and builds its record.
@@ -192,7 +200,8 @@ pub fn solve_problem(
             r.best.to_string()
         },
         score: r.score,
-        exact: r.exact,
+        exact: r.exact || r.wld,
+        wld: r.wld,
         depth: r.depth,
         nodes: r.nodes,
         time_ms,
@@ -424,8 +433,10 @@ impl<'a, W: Write> Batch<'a, W> {
             Some(false) => sum.wrong += 1,
             None => {}
         }
-        if let (Some(_), Some(e)) = (rec.ok, rec.expected_score) {
+        // A WLD result (−1, 0, +1) is not a disc estimate: it has no disc error.
+        if let (Some(_), Some(e), false) = (rec.ok, rec.expected_score, rec.wld) {
             sum.abs_error += (rec.score - e).unsigned_abs() as u64;
+            sum.error_judged += 1;
         }
         if self.opts.json {
             writeln!(self.out, "{}", serde_json::to_string(&rec)?)?;
@@ -437,9 +448,10 @@ impl<'a, W: Write> Batch<'a, W> {
                     "#", "emp", "best", "score", "nodes", "time(ms)", "nodes/s"
                 )?;
             }
-            let score = match self.opts.kind {
-                SolveKind::Wld => wld_word(rec.score).to_string(),
-                _ => format!("{:+}", rec.score),
+            let score = if rec.wld || self.opts.kind == SolveKind::Wld {
+                wld_word(rec.score).to_string()
+            } else {
+                format!("{:+}", rec.score)
             };
             let check = match rec.ok {
                 Some(false) => format!("  {}", wrong_reason(p, self.opts.kind, &rec)),
@@ -491,14 +503,26 @@ impl<'a, W: Write> Batch<'a, W> {
             let judged = sum.ok + sum.wrong;
             if self.opts.kind.is_estimate() && judged > 0 {
                 // A depth-limited search is measured, not checked: its agreement and error.
-                writeln!(
+                write!(
                     self.out,
-                    "agreement: best move {:.2} % ({} of {}), mean |score - exact| {:.3} discs",
+                    "agreement: best move {:.2} % ({} of {})",
                     100.0 * sum.ok as f64 / judged as f64,
                     sum.ok,
                     judged,
-                    sum.abs_error as f64 / judged as f64
                 )?;
+                if sum.error_judged > 0 {
+                    write!(
+                        self.out,
+                        ", mean |score - exact| {:.3} discs",
+                        sum.abs_error as f64 / sum.error_judged as f64
+                    )?;
+                }
+                let wld = judged - sum.error_judged;
+                if wld > 0 {
+                    let noun = if wld == 1 { "result" } else { "results" };
+                    write!(self.out, " ({wld} WLD {noun}, not in the mean)")?;
+                }
+                writeln!(self.out)?;
             }
             self.out.flush()?;
         }
