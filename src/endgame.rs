@@ -669,7 +669,8 @@ pub fn stable_discs(p: u64, o: u64) -> u64 {
 }
 
 /// True once the stop flag is set or the deadline has passed ([`Searcher::check_stop`]'s test
-/// of both). A YBWC task also checks it before it starts: a searcher checks only every [`CHECK_INTERVAL`] of its own nodes, and under nested
+/// of both). A YBWC task also checks it before it starts: a searcher checks only every
+/// [`CHECK_INTERVAL`] of its own nodes, and under nested
 /// splits most tasks search fewer nodes than that themselves, so without this check a
 /// parallel iteration could run on to its end past the deadline (seen once in a 2-thread
 /// game: a move of 4.0 s against a hard limit under 1 s).
@@ -1448,7 +1449,7 @@ impl Searcher {
         let w = 128;
         // The ordering searches cut with the midgame ProbCut (the caller's setting returns).
         let saved = self.mid_mpc;
-        self.mid_mpc = crate::eval::mpc_table().map(|t| (t, ORDER_MPC_T));
+        self.set_mid_mpc(Some(ORDER_MPC_T));
         for i in 0..list.n {
             if list.key(i) == FIRST_KEY {
                 continue;
