@@ -2370,6 +2370,12 @@ impl Searcher {
         if self.stopped {
             return None;
         }
+        // The PV's first move is proven to reach the score (two NWS per step): it is the
+        // answer, whatever move the root's search or TT entry named.
+        let best = match pv.first() {
+            Some(&m) if exact => m,
+            _ => best,
+        };
         Some(SolveResult { score, best, pv })
     }
 

@@ -72,8 +72,12 @@ pub struct SearchInfo {
     pub depth: u32,
     /// Score in discs from the side to move's view.
     pub score: Score,
-    /// True if `score` is an exact endgame result (or exact WLD sign in WLD mode).
+    /// True if the search reached the end of the game: `score` is the exact final disc
+    /// difference, or with `wld` its proven sign.
     pub exact: bool,
+    /// True if only the sign of `score` is proven (a WLD solve that did not find a draw):
+    /// `score` is then −1 (loss) or +1 (win), never a disc count.
+    pub wld: bool,
     /// Nodes searched so far.
     pub nodes: u64,
     /// Time since the search started, in ms.
@@ -489,6 +493,7 @@ impl Engine {
                 depth: it.depth,
                 score: it.score,
                 exact: false,
+                wld: false,
                 nodes,
                 time_ms: elapsed_ms(start),
                 pv: it.pv.clone(),
@@ -521,10 +526,14 @@ impl Engine {
     ) -> Option<SearchResult> {
         let r = s.solve(board, alpha, beta)?;
         let empties = board.empties();
+        // A score on or beyond the window's edge (short of a wipe-out) is a bound: with the
+        // WLD window (-1, 1), a proven win or loss whose disc count is unknown.
+        let bound = (r.score <= alpha && r.score > -64) || (r.score >= beta && r.score < 64);
         let info = SearchInfo {
             depth: empties,
-            score: r.score,
+            score: if bound { r.score.signum() } else { r.score },
             exact: true,
+            wld: bound,
             nodes: s.nodes,
             time_ms: elapsed_ms(start),
             pv: r.pv.clone(),

@@ -228,6 +228,19 @@ pub enum Command {
     Hint(u32),
 }
 
+/// The kind of a solved score in the `--verbose` lines: ` wld` when only its sign is proven
+/// (the score is then −1, 0 or +1), ` exact` for a final disc difference, nothing for a
+/// midgame estimate.
+fn solved_kind(exact: bool, wld: bool) -> &'static str {
+    if wld {
+        " wld"
+    } else if exact {
+        " exact"
+    } else {
+        ""
+    }
+}
+
 fn syntax(detail: impl std::fmt::Display) -> String {
     format!("syntax error: {detail}")
 }
@@ -777,7 +790,7 @@ impl Gtp {
                     "info depth {} score {:+}{} nodes {} time {} nps {} pv {}",
                     info.depth,
                     info.score,
-                    if info.exact { " exact" } else { "" },
+                    solved_kind(info.exact, info.wld),
                     info.nodes,
                     info.time_ms,
                     u128::from(info.nodes) * 1000 / u128::from(info.time_ms.max(1)),
@@ -802,7 +815,7 @@ impl Gtp {
                 self.level,
                 result.best,
                 result.score,
-                if result.exact { " exact" } else { "" },
+                solved_kind(result.exact, result.wld),
                 result.depth,
                 result.nodes,
                 result.time_ms

@@ -253,6 +253,10 @@ struct SolveArgs {
     /// 40-44 or 3,7,10-12; the others are still read and checked.
     #[arg(long, value_name = "LIST", value_parser = parse_id_ranges)]
     positions: Option<IdRanges>,
+    /// Clear the transposition table before each position (each solved as by a new engine;
+    /// by default the table carries over from one position to the next).
+    #[arg(long)]
+    fresh: bool,
     /// Transposition table size in MiB.
     #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = whole::<u64>(1..=65536))]
     hash: u64,
@@ -1091,6 +1095,7 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
         json: args.json,
         first_id: args.first_id as usize,
         only: args.positions.clone().map_or_else(Vec::new, |r| r.0),
+        fresh: args.fresh,
     };
     let mut engine = Engine::try_new(args.config())?;
     args.mpc.apply(&mut engine);

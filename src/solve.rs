@@ -63,6 +63,9 @@ pub struct SolveOptions {
     /// Inclusive ranges of position numbers to solve (numbered from `first_id`); the others
     /// are read and checked but not solved. Empty: solve all.
     pub only: Vec<(usize, usize)>,
+    /// Clear the transposition table before each position, so that each is solved as by a
+    /// new engine (by default the table's entries carry over from one position to the next).
+    pub fresh: bool,
 }
 
 impl SolveOptions {
@@ -420,6 +423,9 @@ impl<'a, W: Write> Batch<'a, W> {
                 empties: p.position.board.empties(),
             });
         }
+        if self.opts.fresh {
+            engine.new_game();
+        }
         let rec = solve_problem(engine, p, id, self.opts.kind);
         if let Some(sp) = &self.spinner {
             sp.send(SpinnerMsg::Done);
@@ -695,6 +701,7 @@ mod tests {
             json: true,
             first_id: 1,
             only: Vec::new(),
+            fresh: false,
         };
         let mut engine = Engine::new(crate::engine::EngineConfig {
             hash_mb: 1,

@@ -11,7 +11,9 @@
 //! stored for a position that already has an entry at the same depth (solved with solved, or
 //! the same midgame depth) narrows the stored interval instead of replacing it, so the
 //! searches of one position at different null windows (aspiration and PVS re-searches) all
-//! leave their bound.
+//! leave their bound. The entry's move is the one that proves its lower bound (a fail-high's
+//! cutting move, an exact result's PV move); a fail-low names only the best of upper bounds,
+//! so its move is kept as a hint only while the entry has no lower bound.
 //!
 //! Slots are grouped in buckets of [`BUCKET_SLOTS`]; a position may live in any slot of the
 //! bucket chosen by [`Board::hash`]. Replacement is depth-preferred with ageing: a slot from an
@@ -446,24 +448,31 @@ impl TranspositionTable {
                     return;
                 }
                 // Same kind, selectivity and depth: keep the narrower interval of the old and
-                // new bounds.
+                // new bounds. The entry's move is the one that proves its lower bound, so it
+                // stays the old move when the old lower bound is the one kept (a fail-low's
+                // move, the best of upper bounds only, must not join a fail-high's lower bound
+                // to make an "exact" entry with a move that does not reach it).
                 let old_depth = ((d >> DEPTH_SHIFT) & 127) as u32;
-                let data = if old_solved == solved
+                let (data, keep_old_move) = if old_solved == solved
                     && old_sel == selectivity
                     && old_depth == depth.min(127)
                 {
-                    let lo = lower.max(data_lower(d));
+                    let old_lower = data_lower(d);
+                    let lo = lower.max(old_lower);
                     let hi = upper.min(data_upper(d));
                     if lo <= hi {
-                        pack(lo, hi, depth, best, solved, generation, selectivity)
+                        (
+                            pack(lo, hi, depth, best, solved, generation, selectivity),
+                            old_lower > lower || best.is_none(),
+                        )
                     } else {
-                        data
+                        (data, best.is_none())
                     }
                 } else {
-                    data
+                    // A replaced entry keeps its move only as a hint for a result without one.
+                    (data, best.is_none())
                 };
-                // Keep the old best move if the new result has none.
-                let data = if best.is_none() {
+                let data = if keep_old_move {
                     (data & !(127 << MOVE_SHIFT)) | (d & (127 << MOVE_SHIFT))
                 } else {
                     data
@@ -577,6 +586,39 @@ mod tests {
             (e.upper, e.lower, e.depth, e.selectivity),
             (-64, -NO_BOUND, 60, MAX_SELECTIVITY)
         );
+    }
+
+    #[test]
+    fn the_move_stays_with_the_lower_bound() {
+        let tt = TranspositionTable::with_bytes(1024);
+        let b = Board::start();
+        // A fail-high proves value >= -2 with move 55; a later fail-low at the same depth
+        // proves value <= -2 and names move 9, the best of its upper bounds. The merged entry
+        // is exact, and its move must be the one that reaches -2.
+        tt.store(&b, -2, Bound::Lower, 16, Some(55), true);
+        tt.store(&b, -2, Bound::Upper, 16, Some(9), true);
+        let e = tt.probe(&b).unwrap();
+        assert_eq!((e.bound, e.score, e.best), (Bound::Exact, -2, Some(55)));
+        // The other order gives the same entry.
+        let c = b.pass();
+        tt.store(&c, -2, Bound::Upper, 16, Some(9), true);
+        tt.store(&c, -2, Bound::Lower, 16, Some(55), true);
+        let e = tt.probe(&c).unwrap();
+        assert_eq!((e.bound, e.score, e.best), (Bound::Exact, -2, Some(55)));
+        // A weaker lower bound does not bring its move; a stronger one does.
+        tt.store(&c, -5, Bound::Lower, 16, Some(20), true);
+        assert_eq!(tt.probe(&c).unwrap().best, Some(55));
+        let d = Board::new(1, 2).unwrap();
+        tt.store(&d, 3, Bound::Lower, 10, Some(20), false);
+        tt.store(&d, 6, Bound::Lower, 10, Some(21), false);
+        let e = tt.probe(&d).unwrap();
+        assert_eq!((e.lower, e.best), (6, Some(21)));
+        // Upper bounds alone: the newest move is the hint.
+        let u = Board::new(4, 8).unwrap();
+        tt.store(&u, 3, Bound::Upper, 10, Some(20), false);
+        tt.store(&u, 1, Bound::Upper, 10, Some(22), false);
+        let e = tt.probe(&u).unwrap();
+        assert_eq!((e.upper, e.best), (1, Some(22)));
     }
 
     #[test]
