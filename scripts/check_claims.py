@@ -19,7 +19,8 @@ engine) and every claim is compared: an exact claim must equal the solved score,
 claim its sign. The same positions are also solved in one `flank solve` process with the
 table kept between positions, and the positions with at most --analyze-max-empties empties are
 analysed with `flank analyze --exact --moves 64` in one process; each of their scores is a
-claim checked the same way.
+claim checked the same way. --positions FILE adds the positions of a file (OBF lines or board
+strings) to those two one-process runs; --games 0 checks only such files.
 
 Games cycle through the given clocks (seconds a side), thread counts and table sizes (MiB).
 Prints a summary (games, time losses, claims by source, checked, wrong) and every wrong claim;
@@ -304,6 +305,9 @@ def main():
                     help="XOT file (default: $FLANK_DATA/openings/xot_small.txt)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for one answer")
     ap.add_argument("--out", default=None, help="directory for claims.jsonl and summary.json")
+    ap.add_argument("--positions", action="append", default=[],
+                    help="a file of positions (OBF lines or board strings) also solved and "
+                         "analysed in the one-process runs; repeatable")
     a = ap.parse_args()
     data = os.environ.get("FLANK_DATA", os.path.join(REPO, "..", "shared", "data"))
     path = a.openings or os.path.join(data, "openings", "xot_small.txt")
@@ -361,8 +365,19 @@ def main():
                 continue
             c["child"] = child_key(board, color, sq)
             need.add(c["child"])
+    extra = set()
+    for f in a.positions:
+        try:
+            for line in open(f):
+                t = line.replace(";", " ").split()
+                if len(t) >= 2 and len(t[0]) == 64 and t[1] in ("X", "O"):
+                    extra.add(t[0] + " " + t[1])
+        except OSError as e:
+            print("check_claims: cannot read positions: %s" % e, file=sys.stderr)
+            return 2
+    need.update(extra)
     analyzed = sorted({c["pos"] for c in claims
-                       if c["pos"].count("-") <= a.analyze_max_empties})
+                       if c["pos"].count("-") <= a.analyze_max_empties} | extra)
     for key in analyzed:
         board, color = position_of(key)
         for sq in legal_moves(board, color):
