@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use flank::board::{Board, flips, flips_rays, get_moves};
 use flank::endgame::{Searcher, last_flip_count};
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::eval::evaluate;
-use flank::format::parse_board_string;
+use flank::notation::parse_board_string;
+use flank::othello::board::{Board, flips, flips_rays, get_moves};
 use flank::tt::TranspositionTable;
 
 fn board(s: &str) -> Board {

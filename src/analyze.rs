@@ -17,14 +17,14 @@
 
 use std::time::{Duration, Instant};
 
-use crate::board::{Board, Score};
 use crate::endgame::Searcher;
 use crate::engine::{
     AUTO_SOLVE_EMPTIES, AUTO_TRY_SOLVE_EMPTIES, AUTO_UNTIMED_SOLVE_EMPTIES, DEFAULT_DEPTH, Engine,
     SearchLimits, SolveMode,
 };
 use crate::midgame::leaf_eval;
-use crate::square::{Move, Square};
+use crate::othello::board::{Board, Score};
+use crate::othello::square::{Move, Square};
 
 /// One root move and its value.
 #[derive(Clone, Debug, PartialEq, Eq)]

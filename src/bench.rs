@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use crate::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
-use crate::format::parse_board_string;
+use crate::notation::parse_board_string;
 
 /// Midgame positions (44 empties), reached by the pseudo-random transcripts in the comments.
 const MIDGAME: [&str; 4] = [

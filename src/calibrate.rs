@@ -17,9 +17,9 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 use rayon::prelude::*;
 
-use crate::board::{Board, Score};
 use crate::endgame::Searcher;
 use crate::eval::evaluate;
+use crate::othello::board::{Board, Score};
 use crate::probcut::{self, MpcTable};
 use crate::tt::TranspositionTable;
 

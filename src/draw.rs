@@ -18,8 +18,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::board::{Board, Score};
 use crate::engine::{AUTO_TRY_SOLVE_EMPTIES, Engine, SearchLimits, SolveMode};
+use crate::othello::board::{Board, Score};
 
 /// A midgame estimate must be at most −2 discs (receiver's view) for a draw to be accepted.
 pub const DRAW_MARGIN: Score = 2;

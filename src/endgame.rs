@@ -25,10 +25,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::board::{Board, SCORE_INF, Score, neighbours};
 use crate::eval::{ChildEval, evaluate};
+use crate::othello::board::{Board, SCORE_INF, Score, neighbours};
+use crate::othello::square::{Move, Square};
 use crate::probcut;
-use crate::square::{Move, Square};
 use crate::tt::{Bound, TranspositionTable};
 
 /// Empties at and above which the endgame NWS probes and stores the TT. 8 since session 18
@@ -139,8 +139,8 @@ const NEIGHBOUR: [u64; 64] = {
 };
 
 /// Discs of `o` flipped when `p` plays the empty square `x` (0–63); 0 if the move is illegal.
-/// The same result as [`crate::board::flips`]; with AVX2 the 8 rays are done 4 at a time
-/// without branches (see `flips_avx2`), else per ray by [`crate::board::flips_rays`].
+/// The same result as [`crate::othello::board::flips`]; with AVX2 the 8 rays are done 4 at a time
+/// without branches (see `flips_avx2`), else per ray by [`crate::othello::board::flips_rays`].
 #[inline(always)]
 pub fn flips(p: u64, o: u64, x: u32) -> u64 {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
@@ -149,12 +149,12 @@ pub fn flips(p: u64, o: u64, x: u32) -> u64 {
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     {
-        crate::board::flips_rays(p, o, x)
+        crate::othello::board::flips_rays(p, o, x)
     }
 }
 
 /// Legal moves of `p` against `o` as a bitboard: the same result as
-/// [`crate::board::get_moves`]; with AVX2 the 4 directions of each sense are filled at once
+/// [`crate::othello::board::get_moves`]; with AVX2 the 4 directions of each sense are filled at once
 /// (Kogge–Stone fills with per-lane shifts 1, 8, 9, 7).
 #[inline(always)]
 pub fn get_moves(p: u64, o: u64) -> u64 {
@@ -197,7 +197,7 @@ pub fn get_moves(p: u64, o: u64) -> u64 {
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     {
-        crate::board::get_moves(p, o)
+        crate::othello::board::get_moves(p, o)
     }
 }
 
@@ -2656,17 +2656,21 @@ mod tests {
 
     #[test]
     fn flips_equal_board_flips_on_random_positions() {
-        for (a, b) in crate::board::random_bitboard_pairs(20_000) {
+        for (a, b) in crate::othello::board::random_bitboard_pairs(20_000) {
             let mut e = !(a | b);
             while e != 0 {
                 let x = e.trailing_zeros();
                 e &= e - 1;
-                let want = crate::board::flips(a, b, x);
+                let want = crate::othello::board::flips(a, b, x);
                 assert_eq!(flips(a, b, x), want, "{a:x} {b:x} {x}");
-                assert_eq!(crate::board::flips_rays(a, b, x), want, "{a:x} {b:x} {x}");
+                assert_eq!(
+                    crate::othello::board::flips_rays(a, b, x),
+                    want,
+                    "{a:x} {b:x} {x}"
+                );
             }
-            assert_eq!(get_moves(a, b), crate::board::get_moves(a, b));
-            assert_eq!(get_moves(b, a), crate::board::get_moves(b, a));
+            assert_eq!(get_moves(a, b), crate::othello::board::get_moves(a, b));
+            assert_eq!(get_moves(b, a), crate::othello::board::get_moves(b, a));
         }
     }
 
@@ -2741,7 +2745,7 @@ mod tests {
     #[test]
     fn stable_discs_equal_a_square_by_square_fixpoint() {
         let mut with_edge_runs = 0;
-        for (i, (a, b)) in crate::board::random_bitboard_pairs(5_000)
+        for (i, (a, b)) in crate::othello::board::random_bitboard_pairs(5_000)
             .into_iter()
             .enumerate()
         {
@@ -2770,7 +2774,7 @@ mod tests {
 
     #[test]
     fn odd_quadrants_equals_popcount_parity() {
-        for (a, b) in crate::board::random_bitboard_pairs(20_000) {
+        for (a, b) in crate::othello::board::random_bitboard_pairs(20_000) {
             for empty in [a, b, !(a | b), a ^ b] {
                 let mut want = 0;
                 for q in QUADRANTS {

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::board::{Board, Score};
 use crate::endgame::Searcher;
 use crate::midgame::Iteration;
-use crate::square::Move;
+use crate::othello::board::{Board, Score};
+use crate::othello::square::Move;
 use crate::tt::{TranspositionTable, TtAllocError};
 
 /// How the endgame is searched.

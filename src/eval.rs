@@ -12,7 +12,7 @@ use std::path::Path;
 
 use once_cell::sync::OnceCell;
 
-use crate::board::{Board, Score};
+use crate::othello::board::{Board, Score};
 use crate::pattern::{DiscDigits, PatternEval};
 use crate::weights;
 

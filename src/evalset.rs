@@ -21,10 +21,10 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 
-use crate::board::Board;
 use crate::engine::{SearchLimits, SolveMode};
-use crate::format::Position;
-use crate::square::Move;
+use crate::othello::Position;
+use crate::othello::board::Board;
+use crate::othello::square::Move;
 use crate::train::{
     bar, is_held_out, load_test_positions, read_wthor_games, replay_wthor, worker_engine,
 };
@@ -142,7 +142,7 @@ pub fn build(opts: &EvalSetOptions) -> Result<(Vec<String>, EvalSetStats)> {
                 })
                 .collect();
             scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            let side = if p.side == crate::square::Color::Black {
+            let side = if p.side == crate::othello::square::Color::Black {
                 'X'
             } else {
                 'O'

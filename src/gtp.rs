@@ -23,13 +23,13 @@
 //! Every command checks its argument count (`? syntax error: play takes 2 arguments (play
 //! <color> <move>)`, `? syntax error: undo takes no arguments`), and a failed command leaves
 //! the game and the clocks unchanged. User text echoed in an error is clipped to
-//! [`MAX_ECHO_CHARS`](crate::format::MAX_ECHO_CHARS) characters plus `…`; unknown command names are not echoed. `boardsize`
+//! [`MAX_ECHO_CHARS`](crate::notation::MAX_ECHO_CHARS) characters plus `…`; unknown command names are not echoed. `boardsize`
 //! accepts 8 only: any other integer, negative or huge, is `? unacceptable size`, anything
 //! else a syntax error. Clock times are seconds clamped as [`seconds_to_ms`] says (NaN and
 //! infinities are syntax errors), and the time manager never gives one move more than
 //! [`crate::timeman::MAX_MOVE_MS`] (1 hour).
 //!
-//! Passes (see [`crate::game`]): `play C pass` (any case, also `pa`, `ps`, `--`) is accepted when `C`
+//! Passes (see [`crate::othello::game`]): `play C pass` (any case, also `pa`, `ps`, `--`) is accepted when `C`
 //! has no legal move, game over included; `play C V` for the colour not to move records the
 //! blocked side's pass first; `genmove C` does the same, and answers `= pass` (recording the
 //! pass) when `C` has no move, also at game over. Moves are answered in lower case (`= f5`).
@@ -66,13 +66,14 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 
 use crate::analyze::{analyze, info_lines, move_line};
-use crate::board::Board;
 use crate::draw::{draw_budget_ms, judge_draw_offer};
 use crate::engine::{Engine, SearchInfo, SearchLimits};
-use crate::format::{Position, clip, parse_board_string};
-use crate::game::{Game, GameError};
 use crate::level::{DEFAULT_SEED, Level, search_at_level};
-use crate::square::{Color, Move, Square};
+use crate::notation::{clip, parse_board_string};
+use crate::othello::Position;
+use crate::othello::board::Board;
+use crate::othello::game::{Game, GameError};
+use crate::othello::square::{Color, Move, Square};
 use crate::timeman::{DEFAULT_MOVE_TIME_MS, TimeControl, TimeManager, seconds_to_ms};
 
 /// Settings of a GTP session (filled from the `flank gtp` command line).
@@ -345,7 +346,7 @@ impl Command {
     /// Errors (the text after `? `): `unknown command`; `syntax error: …` for a wrong number
     /// of arguments (`play takes 2 arguments (play <color> <move>)`, `undo takes no
     /// arguments`) or a malformed one (`bad move 'z9' (expected a1-h8 or pass)`, user text
-    /// clipped to [`MAX_ECHO_CHARS`](crate::format::MAX_ECHO_CHARS)), or the board-string error for `setboard`.
+    /// clipped to [`MAX_ECHO_CHARS`](crate::notation::MAX_ECHO_CHARS)), or the board-string error for `setboard`.
     pub fn parse(name: &str, args: &[&str]) -> Result<Command, String> {
         let name = name.to_ascii_lowercase();
         let none = |cmd: Command| arity(args, &name).map(|()| cmd);

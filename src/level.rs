@@ -25,11 +25,11 @@ use std::time::{Duration, Instant};
 use rand::Rng;
 use rand::rngs::StdRng;
 
-use crate::board::{Board, Score};
 use crate::engine::{Engine, SearchInfo, SearchLimits, SearchResult, SolveMode};
 use crate::eval::evaluate;
-use crate::format::clip;
-use crate::square::{Move, Square};
+use crate::notation::clip;
+use crate::othello::board::{Board, Score};
+use crate::othello::square::{Move, Square};
 
 /// The default seed of the random generator behind `easy`'s randomness (`--seed`): the same
 /// seed and the same commands give the same moves.

@@ -1,12 +1,12 @@
 //! flank: an Othello (Reversi) engine — bitboard rules core, search, endgame solver, GTP protocol.
 //!
 //! Module map (one file per concern, see `docs/ARCHITECTURE.md`):
-//! - [`board`]: bitboards, mobility, flips, copy-make, symmetries, hash.
-//! - [`square`]: squares, moves, colours and their names.
-//! - [`mod@format`]: board strings, OBF lines, transcripts, typed parse errors.
+//! - [`othello`]: the rules: bitboards, mobility, flips, copy-make (`board`), squares, moves and
+//!   colours (`square`), positions with the side to move, games with pass rules and undo
+//!   (`game`), perft.
+//! - [`notation`]: the text forms: board strings, OBF lines, transcripts, square and move
+//!   names, the typed parse error.
 //! - [`data`]: finding the shared data files (`$FLANK_DATA`).
-//! - [`game`]: a game record with colours, pass rules and undo.
-//! - [`perft`]: leaf counts of the game tree under both pass conventions.
 //! - [`eval`]: the evaluation entry point: the trained pattern evaluation or the hand-written one.
 //! - [`pattern`]: pattern features and the trained pattern evaluator.
 //! - [`net`]: the residual network that corrects the pattern evaluation in some phases.
@@ -30,7 +30,6 @@
 
 pub mod analyze;
 pub mod bench;
-pub mod board;
 pub mod calibrate;
 pub mod data;
 pub mod draw;
@@ -38,23 +37,20 @@ pub mod endgame;
 pub mod engine;
 pub mod eval;
 pub mod evalset;
-pub mod format;
-pub mod game;
 pub mod gtp;
 pub mod level;
 pub mod matchplay;
 pub mod midgame;
 pub mod net;
+pub mod notation;
+pub mod othello;
 pub mod pattern;
-pub mod perft;
 pub mod probcut;
 pub mod solve;
-pub mod square;
 pub mod timeman;
 pub mod train;
 pub mod tt;
 pub mod weights;
 
-pub use board::{Board, Score};
-pub use format::{ParseError, Position};
-pub use square::{Color, Move, Square};
+pub use notation::ParseError;
+pub use othello::{Board, Color, Move, Position, Score, Square};

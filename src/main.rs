@@ -18,7 +18,7 @@ use clap::{Args, Parser, Subcommand};
 use flank::Board;
 use flank::engine::{Engine, EngineConfig};
 use flank::gtp::GtpOptions;
-use flank::perft::{PassRule, perft};
+use flank::othello::perft::{PassRule, perft};
 use flank::solve::{SolveKind, SolveOptions, per_second, read_problems, run_solve, solve_problems};
 
 /// flank: an Othello (Reversi) engine speaking GTP, with an exact endgame solver.
@@ -632,7 +632,7 @@ enum HandicapSide {
 /// at most 10^7 s) to ms.
 fn parse_seconds(s: &str) -> Result<u64, String> {
     use flank::matchplay::runner::MIN_TIME_MS;
-    let text = flank::format::clip(s);
+    let text = flank::notation::clip(s);
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v * 1000.0 < MIN_TIME_MS as f64 => Err(format!(
             "bad time '{text}' (the clock must be at least {} s)",
@@ -1132,7 +1132,7 @@ fn run_analyze_cmd(args: AnalyzeArgs) -> Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let mut count = 0;
-    let mut one = |p: &flank::format::Problem, out: &mut io::StdoutLock| -> Result<()> {
+    let mut one = |p: &flank::notation::Problem, out: &mut io::StdoutLock| -> Result<()> {
         count += 1;
         analyze_position(&args, &mut engine, count, p, out)
     };
@@ -1162,7 +1162,7 @@ fn analyze_position<W: Write>(
     args: &AnalyzeArgs,
     engine: &mut Engine,
     id: usize,
-    p: &flank::format::Problem,
+    p: &flank::notation::Problem,
     out: &mut W,
 ) -> Result<()> {
     use flank::analyze::{analyze, info_lines, move_line};
@@ -1277,8 +1277,8 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
     // legal whichever colour holds the corners, others are skipped with a note.
     let starts = match args.handicap {
         Some(n) => vec![
-            flank::game::handicap_position(flank::Color::White, n)?,
-            flank::game::handicap_position(flank::Color::Black, n)?,
+            flank::othello::game::handicap_position(flank::Color::White, n)?,
+            flank::othello::game::handicap_position(flank::Color::Black, n)?,
         ],
         None => vec![flank::Position::start()],
     };
@@ -1353,7 +1353,7 @@ fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
     {
         return Err(anyhow!(
             "--name-a and --name-b are both '{}': the players' names must differ",
-            flank::format::clip(a)
+            flank::notation::clip(a)
         ));
     }
     let stake = args

@@ -8,10 +8,10 @@
 
 use std::time::Instant;
 
-use crate::board::{Board, SCORE_INF, Score};
 use crate::endgame::Searcher;
 use crate::endgame::{flips, leaf_value};
-use crate::square::{Move, Square};
+use crate::othello::board::{Board, SCORE_INF, Score};
+use crate::othello::square::{Move, Square};
 use crate::tt::Bound;
 
 /// Half-width of the aspiration window around the previous iteration's score, in discs.

@@ -494,7 +494,7 @@ impl Nets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Board;
+    use crate::othello::board::Board;
     use crate::pattern::{compact_features, raw_indices};
 
     fn float_net(seed: u32, hidden: usize) -> FloatNet {

@@ -28,8 +28,8 @@
 
 use once_cell::sync::Lazy;
 
-use crate::board::{Board, Symmetry, get_moves, neighbours};
 use crate::net::Nets;
+use crate::othello::board::{Board, Symmetry, get_moves, neighbours};
 
 /// Number of game phases; a position's phase is [`phase`] of its empties.
 pub const NUM_PHASES: usize = 30;

@@ -19,7 +19,7 @@
 //! sets) at 12–22 empties and compares each shallow-search depth with the exact score; the
 //! constants of [`sigma`] are its least-squares fit (docs/benchmarks.md, "Session 6").
 
-use crate::board::Score;
+use crate::othello::board::Score;
 
 /// Empties at and above which a null-window node of a selective pass tries a ProbCut.
 /// Tuned on FFO #45, #46, #48, #49 at 1 thread (nodes: 14 −6 %, 12 −12.5 %, 10 −15 % against

@@ -1,7 +1,7 @@
 //! `flank solve`: solves a batch of positions (OBF lines or board strings) and checks them
 //! against the scores the file lists.
 //!
-//! Each input line is parsed by [`crate::format::parse_problem_line`]. For every position the
+//! Each input line is parsed by [`crate::notation::parse_problem_line`]. For every position the
 //! engine runs one search ([`SolveMode::Exact`] by default, [`SolveMode::Wld`] with `--wld`,
 //! a depth-limited [`SolveMode::Midgame`] search with `--depth D`) and one result line is
 //! written: as a text table row, or as one JSON object per line with `--json`. A total line
@@ -24,10 +24,10 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
-use crate::board::Score;
 use crate::engine::{Engine, SearchLimits, SolveMode};
-use crate::format::{Problem, parse_problem_line};
-use crate::square::{Color, Move};
+use crate::notation::{Problem, parse_problem_line};
+use crate::othello::board::Score;
+use crate::othello::square::{Color, Move};
 
 /// What `flank solve` searches for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -665,7 +665,7 @@ pub const BUILTIN_TRANSCRIPTS: [&str; 5] = [
 pub fn builtin_problems() -> Vec<Problem> {
     BUILTIN_TRANSCRIPTS
         .iter()
-        .filter_map(|t| crate::format::parse_transcript(t).ok())
+        .filter_map(|t| crate::notation::parse_transcript(t).ok())
         .map(|(_, position)| Problem {
             position,
             move_scores: Vec::new(),
@@ -683,7 +683,7 @@ mod tests {
         let empties: Vec<u32> = BUILTIN_TRANSCRIPTS
             .iter()
             .map(|t| {
-                crate::format::parse_transcript(t)
+                crate::notation::parse_transcript(t)
                     .expect("legal")
                     .1
                     .board

@@ -33,9 +33,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::board::Board;
 use crate::engine::SearchLimits;
-use crate::square::Color;
+use crate::othello::board::Board;
+use crate::othello::square::Color;
 
 /// Per-move time without any clock (and under "no time limit"), in ms.
 pub const DEFAULT_MOVE_TIME_MS: u64 = 1000;
@@ -390,7 +390,7 @@ fn byoyomi_budget(remaining_ms: u64, stones: u64) -> Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::Position;
+    use crate::othello::Position;
 
     /// The start position (4 legal moves, 60 empties).
     fn start() -> Board {

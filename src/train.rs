@@ -57,16 +57,17 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
-use crate::board::{Board, Score, Symmetry};
 use crate::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use crate::eval::{Evaluator, classic};
-use crate::format::{Position, parse_problem_line, parse_transcript};
 use crate::net::{FloatNet, HIDDEN, Nets, PhaseNet, empties_slot, slot_empties};
+use crate::notation::{parse_problem_line, parse_transcript};
+use crate::othello::Position;
+use crate::othello::board::{Board, Score, Symmetry};
+use crate::othello::square::{Color, Move, Square};
 use crate::pattern::{
     FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, PatternEval, SCALE, compact_features,
     phase,
 };
-use crate::square::{Color, Move, Square};
 use crate::weights;
 
 /// Settings of a training run.

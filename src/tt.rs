@@ -22,7 +22,7 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use crate::board::{Board, Score};
+use crate::othello::board::{Board, Score};
 
 /// Slots per bucket.
 pub const BUCKET_SLOTS: usize = 4;
@@ -92,7 +92,7 @@ const NO_MOVE: u64 = 64;
 
 /// No bound: the sentinels of [`TtEntry::lower`] and [`TtEntry::upper`]. Stored scores are
 /// 16-bit, solved and midgame entries alike in discs (±64; the search's sentinels reach
-/// ±[`crate::board::SCORE_INF`]).
+/// ±[`crate::othello::board::SCORE_INF`]).
 pub const NO_BOUND: Score = i16::MAX as Score;
 
 /// The (lower, upper) interval a fail-soft `score` with `bound` gives.

@@ -388,7 +388,7 @@ mod tests {
     }
 
     /// One random legal move (or the pass) from `b`, drawn with the xorshift state `x`.
-    fn random_step(b: crate::board::Board, x: &mut u64) -> crate::board::Board {
+    fn random_step(b: crate::othello::board::Board, x: &mut u64) -> crate::othello::board::Board {
         *x ^= *x << 13;
         *x ^= *x >> 7;
         *x ^= *x << 17;
@@ -408,7 +408,7 @@ mod tests {
         let with = evaluator_from_bytes(&bytes).unwrap();
         let without = PatternEval::from_compact(&w).unwrap();
         let mut differs = 0;
-        let mut b = crate::board::Board::start();
+        let mut b = crate::othello::board::Board::start();
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         while !b.is_game_over() {
             let ph = crate::pattern::phase(b.empties());
@@ -441,7 +441,7 @@ mod tests {
         let only = evaluator_from_bytes(&encode(&w, &phase_only)).unwrap();
         let (mut fours, mut fives) = (0, 0);
         for seed in 0..40u64 {
-            let mut b = crate::board::Board::start();
+            let mut b = crate::othello::board::Board::start();
             let mut x = 0x9E37_79B9_7F4A_7C15 ^ seed;
             while !b.is_game_over() {
                 let d = both.evaluate_fine(&b) - only.evaluate_fine(&b);
@@ -470,7 +470,7 @@ mod tests {
     #[test]
     fn mpc_tables_survive_the_file() {
         let (w, nets) = sample_weights_and_net();
-        let samples: Vec<(u32, Vec<crate::board::Score>)> = (0..30)
+        let samples: Vec<(u32, Vec<crate::othello::board::Score>)> = (0..30)
             .map(|i| (40, vec![i, i + 1, 2 * i, i - 3]))
             .collect();
         let table = MpcTable::from_samples(&samples);

@@ -6,8 +6,8 @@ mod common;
 use common::flank;
 use flank::analyze::analyze;
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
-use flank::format::parse_problem_line;
-use flank::square::Move;
+use flank::notation::parse_problem_line;
+use flank::othello::square::Move;
 
 fn engine() -> Engine {
     Engine::new(EngineConfig {

@@ -5,10 +5,10 @@ mod common;
 
 use common::data_file;
 
-use flank::board::Board;
 use flank::engine::{Engine, EngineConfig, SearchLimits, SearchResult, SolveMode};
-use flank::format::{Problem, parse_problem_line};
-use flank::square::Move;
+use flank::notation::{Problem, parse_problem_line};
+use flank::othello::board::Board;
+use flank::othello::square::Move;
 
 fn problems(text: &str) -> Vec<Problem> {
     text.lines()

@@ -5,9 +5,9 @@
 mod common;
 
 use common::{data_file, flank};
-use flank::board::{Board, Symmetry};
 use flank::eval::{ChildEval, Evaluator};
-use flank::format::parse_problem_line;
+use flank::notation::parse_problem_line;
+use flank::othello::board::{Board, Symmetry};
 use flank::pattern::{DiscDigits, FEATURES_PER_POSITION, compact_features};
 
 /// Positions from deterministic pseudo-random games, every ply.
@@ -645,7 +645,7 @@ fn evalset_lists_every_move_with_its_exact_score_from_held_out_games() {
         assert_eq!(listed, legal, "every legal move once: {line}");
         let mut last = i32::MAX;
         for &(m, s) in &p.move_scores {
-            let flank::square::Move::Play(sq) = m else {
+            let flank::othello::square::Move::Play(sq) = m else {
                 panic!("a pass listed: {line}");
             };
             assert_eq!(s, -negamax_exact(&board.make_move(sq)), "{m} in {line}");

@@ -11,8 +11,8 @@ use std::sync::atomic::AtomicBool;
 
 use common::flank;
 use flank::endgame::Searcher;
-use flank::format::parse_board_string;
-use flank::square::{Move, Square};
+use flank::notation::parse_board_string;
+use flank::othello::square::{Move, Square};
 use flank::tt::{Bound, TranspositionTable};
 
 /// Black to move at 16 empties; h7 is the only move worth −2 (b2 is worth −30).

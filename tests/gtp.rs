@@ -8,10 +8,10 @@ mod common;
 
 use common::{err, ok};
 use flank::engine::{Engine, EngineConfig};
-use flank::format::Position;
-use flank::game::Game;
 use flank::gtp::{COMMANDS, Gtp, GtpOptions, MAX_LINE_BYTES, run};
-use flank::square::{Color, Move};
+use flank::othello::Position;
+use flank::othello::game::Game;
+use flank::othello::square::{Color, Move};
 use flank::timeman::{Clock, MAX_CLOCK_MS, MAX_MOVE_MS, TimeControl};
 
 /// Options for tests: 20 ms per move, so genmove stays fast whatever the search does (the
@@ -1223,7 +1223,7 @@ fn flank_hint_gives_every_moves_exact_score_at_14_empties() {
     let mut g = patient_gtp();
     let mut checked = 0;
     for line in text.lines() {
-        let Some(p) = flank::format::parse_problem_line(line).unwrap() else {
+        let Some(p) = flank::notation::parse_problem_line(line).unwrap() else {
             continue;
         };
         if p.position.board.empties() > 14 {

@@ -8,14 +8,15 @@ use common::{data_file, err, flank, ok};
 
 use flank::draw::{DRAW_MARGIN, judge_draw_offer};
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
-use flank::format::{Position, parse_problem_line};
-use flank::game::{GameError, handicap_position};
 use flank::gtp::{COMMANDS, Gtp, GtpOptions};
 use flank::level::{
     EASY_DEPTH, Endgame, Level, MAX_LEVEL, MAX_SOLVE_EMPTIES, MEDIUM_DEPTH, MEDIUM_SOLVE_EMPTIES,
     numeric_solve_empties,
 };
-use flank::square::{Color, Move};
+use flank::notation::parse_problem_line;
+use flank::othello::Position;
+use flank::othello::game::{GameError, handicap_position};
+use flank::othello::square::{Color, Move};
 
 fn engine() -> Engine {
     Engine::new(EngineConfig {

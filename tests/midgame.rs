@@ -7,9 +7,9 @@ mod common;
 
 use common::{data_file, flank};
 
-use flank::board::Board;
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
-use flank::format::{Problem, parse_problem_line};
+use flank::notation::{Problem, parse_problem_line};
+use flank::othello::board::Board;
 use flank::probcut::{self, MID_MPC_MIN_DEPTH, mid_shallow_depth};
 
 /// The built-in weights carry a calibration with a fit for every depth the search cuts at
@@ -80,7 +80,7 @@ fn probcut_prunes_at_equal_depth() {
         let a = search(&mut on, &b, 9);
         let c = search(&mut off, &b, 9);
         for r in [&a, &c] {
-            let flank::square::Move::Play(sq) = r.best else {
+            let flank::othello::square::Move::Play(sq) = r.best else {
                 panic!("no move")
             };
             assert!(b.moves() & (1u64 << sq.index()) != 0);

@@ -1,7 +1,7 @@
 //! Perft counts from the start position against the published references (`shared/docs/perft.md`).
 
 use flank::Board;
-use flank::perft::{PassRule, perft};
+use flank::othello::perft::{PassRule, perft};
 
 /// Convention A: a pass counts as a ply; a finished game is one leaf (A. Bik, 2009).
 const PLY: [u64; 13] = [

@@ -1,10 +1,11 @@
-//! Property tests of `flank::game::Game`: random legal games (passes implicit or explicit)
+//! Property tests of `flank::othello::game::Game`: random legal games (passes implicit or explicit)
 //! undo back through every intermediate position to the start, agree with the transcript
 //! parser, and a refused play never changes the game.
 
-use flank::format::{Position, parse_transcript};
-use flank::game::{Game, GameError};
-use flank::square::{Color, Move, Square};
+use flank::notation::parse_transcript;
+use flank::othello::Position;
+use flank::othello::game::{Game, GameError};
+use flank::othello::square::{Color, Move, Square};
 use proptest::prelude::*;
 
 /// One step of a random game: which legal move to pick (modulo their number), whether a

@@ -2,7 +2,7 @@
 //! on random reachable positions; symmetries commute with move generation.
 
 use flank::Board;
-use flank::board::{Symmetry, flips, get_moves};
+use flank::othello::board::{Symmetry, flips, get_moves};
 use proptest::prelude::*;
 
 const DIRS: [(i32, i32); 8] = [

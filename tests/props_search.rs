@@ -5,10 +5,10 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use flank::board::{Board, Score, Symmetry};
 use flank::endgame::Searcher;
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
-use flank::square::Move;
+use flank::othello::board::{Board, Score, Symmetry};
+use flank::othello::square::Move;
 use flank::tt::TranspositionTable;
 use proptest::prelude::*;
 

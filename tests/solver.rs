@@ -7,7 +7,7 @@ mod common;
 use common::{data_file, flank};
 
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
-use flank::format::{Problem, parse_problem_line};
+use flank::notation::{Problem, parse_problem_line};
 
 /// Every 35th position of `hard-20.obf` (8 positions).
 fn subset() -> Option<Vec<Problem>> {
@@ -274,8 +274,8 @@ fn solve_cli_two_threads_and_clean_streams() {
 #[test]
 #[ignore]
 fn mpc_calibration() {
-    use flank::board::{Board, SCORE_INF};
     use flank::endgame::Searcher;
+    use flank::othello::board::{Board, SCORE_INF};
     use flank::tt::TranspositionTable;
     use rayon::prelude::*;
     use std::collections::HashSet;

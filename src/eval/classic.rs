@@ -1,7 +1,7 @@
 //! The hand-written midgame evaluation: mobility, potential mobility, corners, X/C-squares and
 //! late disc difference, from the side to move's view, in discs (`flank --eval classic`).
 
-use crate::board::{Board, Score, get_moves, neighbours};
+use crate::othello::board::{Board, Score, get_moves, neighbours};
 
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 /// X-squares (b2, g2, b7, g7) indexed like [`CORNER_LIST`].
@@ -52,7 +52,7 @@ pub fn evaluate(board: &Board) -> Score {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Symmetry;
+    use crate::othello::board::Symmetry;
 
     #[test]
     fn start_is_balanced_and_symmetric() {

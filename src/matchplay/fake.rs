@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use super::player::{Capabilities, DrawAnswer, Fault, GameSetup, Player};
-use crate::game::Game;
-use crate::square::{Color, Move};
+use crate::othello::game::Game;
+use crate::othello::square::{Color, Move};
 
 /// How a fake chooses its `genmove` answer.
 #[derive(Clone, Debug)]

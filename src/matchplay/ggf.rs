@@ -24,8 +24,8 @@ use std::fmt::Write;
 
 use super::referee::{EndReason, GameOutcome};
 use super::rounds::round_value;
-use crate::format::Position;
-use crate::square::{Color, Move};
+use crate::othello::Position;
+use crate::othello::square::{Color, Move};
 
 /// Makes `s` safe inside a GGF tag value on one line.
 pub fn escape(s: &str) -> String {

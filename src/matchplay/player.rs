@@ -9,8 +9,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::format::Position;
-use crate::square::{Color, Move};
+use crate::othello::Position;
+use crate::othello::square::{Color, Move};
 
 /// Why a player failed a command. The referee turns a fault into a lost game (see
 /// [`super::referee::EndReason`]) and the runner restarts the player before the next game.

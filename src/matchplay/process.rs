@@ -23,7 +23,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::player::{Capabilities, DrawAnswer, Fault, GameSetup, Player};
-use crate::square::{Color, Move};
+use crate::othello::square::{Color, Move};
 
 /// The longest answer line read from an engine, bytes.
 pub const MAX_LINE: u64 = 64 * 1024;
@@ -328,7 +328,7 @@ fn parse_status(line: &str, id: u64) -> Result<(bool, String), Fault> {
         _ => {
             return Err(Fault::Protocol(format!(
                 "expected '=' or '?', got '{}'",
-                crate::format::clip(line)
+                crate::notation::clip(line)
             )));
         }
     };
@@ -337,7 +337,7 @@ fn parse_status(line: &str, id: u64) -> Result<(bool, String), Fault> {
     if digits > 0 && rest[..digits].parse::<u64>().ok() != Some(id) {
         return Err(Fault::Protocol(format!(
             "answer id {} for request {id}",
-            crate::format::clip(&rest[..digits])
+            crate::notation::clip(&rest[..digits])
         )));
     }
     Ok((ok, rest[digits..].trim().to_string()))
@@ -418,7 +418,7 @@ impl Player for GtpProcess {
             Ok(a) if a.eq_ignore_ascii_case("decline") => Ok(DrawAnswer::Decline),
             Ok(a) => Err(Fault::Protocol(format!(
                 "flank-draw_offer answered '{}' (expected accept or decline)",
-                crate::format::clip(&a)
+                crate::notation::clip(&a)
             ))),
             Err(_) => {
                 // Unknown after all: it never takes (or offers) a draw.

@@ -1,6 +1,6 @@
 //! The referee: plays one game between two [`Player`]s under flank's own rules and clocks.
 //!
-//! Legality, passes, the end of the game and the score come from [`crate::game::Game`]. The
+//! Legality, passes, the end of the game and the score come from [`crate::othello::game::Game`]. The
 //! referee never trusts a player: every `genmove` answer is checked, and each player's
 //! whole-game clock (its own length per colour, [`GameSetup::time_ms`], so a match can give
 //! time odds) is kept by the referee from the wall time of every command it answers
@@ -34,10 +34,11 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use super::player::{DrawAnswer, Fault, GameSetup, Player};
-use crate::board::Score;
-use crate::format::{Position, clip};
-use crate::game::Game;
-use crate::square::{Color, Move};
+use crate::notation::clip;
+use crate::othello::Position;
+use crate::othello::board::Score;
+use crate::othello::game::Game;
+use crate::othello::square::{Color, Move};
 
 /// The most draw offers one player may make in one game (the rules' cap).
 pub const MAX_DRAW_OFFERS: u32 = 3;
@@ -692,7 +693,7 @@ mod tests {
 
     #[test]
     fn opening_moves_are_recorded() {
-        let (moves, _) = crate::format::parse_transcript("f5d6c3").unwrap();
+        let (moves, _) = crate::notation::parse_transcript("f5d6c3").unwrap();
         let mut side = Color::Black;
         let opening: Vec<(Color, Move)> = moves
             .iter()

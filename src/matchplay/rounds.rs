@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::referee::GameOutcome;
-use crate::square::Color;
+use crate::othello::square::Color;
 
 /// What a forfeited round is worth to the opponent, in points (disc difference).
 pub const FORFEIT_ROUND_VALUE: i32 = 64;
@@ -83,8 +83,8 @@ impl Race {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::Position;
     use crate::matchplay::referee::EndReason;
+    use crate::othello::Position;
 
     fn outcome(board_score: i32, winner: Option<Color>, reason: EndReason) -> GameOutcome {
         GameOutcome {

@@ -23,9 +23,10 @@ use super::referee::{GameOutcome, RefereeConfig, play_game};
 use super::rounds::{Race, round_value};
 use super::stakes::{Ledger, Settlement, format_cents, settle};
 use super::stats::{Sprt, SprtState, Wdl};
-use crate::format::{ParseError, Position, parse_transcript_from};
-use crate::game::handicap_position;
-use crate::square::{Color, Move};
+use crate::notation::{ParseError, parse_transcript_from};
+use crate::othello::Position;
+use crate::othello::game::handicap_position;
+use crate::othello::square::{Color, Move};
 
 /// The openings used when no file is given (and there is no handicap): four common lines
 /// after black's f5, each a few plies deep (perpendicular, parallel and diagonal openings).
@@ -53,7 +54,7 @@ pub fn parse_opening(start: Position, text: &str) -> Result<Opening, String> {
     if end.board.is_game_over() {
         return Err(format!(
             "opening '{}' ends the game (no move would be left to play)",
-            crate::format::clip(text.trim())
+            crate::notation::clip(text.trim())
         ));
     }
     let mut side = start.side;

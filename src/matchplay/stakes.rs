@@ -28,7 +28,7 @@ pub fn parse_amount(s: &str) -> Result<u64, String> {
     let bad = || {
         format!(
             "bad amount '{}' (expected e.g. 5.00: digits with at most two decimals)",
-            crate::format::clip(s)
+            crate::notation::clip(s)
         )
     };
     let (int, frac) = match s.split_once('.') {
@@ -42,7 +42,7 @@ pub fn parse_amount(s: &str) -> Result<u64, String> {
     let too_large = || {
         format!(
             "amount '{}' too large (at most {})",
-            crate::format::clip(s),
+            crate::notation::clip(s),
             format_cents(MAX_STAKE_CENTS as i64)
         )
     };
@@ -73,7 +73,7 @@ pub fn parse_stake(s: &str) -> Result<u64, String> {
     match parse_amount(s)? {
         0 => Err(format!(
             "stake must be positive (got '{}'; at least 0.01)",
-            crate::format::clip(s)
+            crate::notation::clip(s)
         )),
         c => Ok(c),
     }

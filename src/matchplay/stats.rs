@@ -183,7 +183,7 @@ impl Sprt {
                 "bad --sprt '{s}' (expected four numbers elo0,elo1,alpha,beta)"
             ));
         };
-        let s = crate::format::clip(s);
+        let s = crate::notation::clip(s);
         if ![elo0, elo1]
             .iter()
             .all(|e| e.is_finite() && e.abs() <= MAX_SPRT_ELO)

@@ -3,12 +3,12 @@
 //! Layout: bit `8 * row + col` holds the square with column `col` (a = 0 … h = 7) and row `row`
 //! (row 1 = 0 … row 8 = 7), so bit 0 is a1, bit 7 is h1, bit 63 is h8, and row 1 is drawn at the top.
 //! The board never knows colours: `player` is the side to move, `opponent` the other side; the
-//! [`crate::game::Game`] layer maps them back to black and white.
+//! [`crate::othello::game::Game`] layer maps them back to black and white.
 //!
 //! Move generation is the Kogge–Stone style parallel prefix over the 8 directions (as in Edax's
 //! `get_moves` and most bitboard engines); flips use the same fill from the played square.
 
-use crate::square::Square;
+use crate::othello::square::Square;
 
 /// A disc difference, player minus opponent, in discs (range −64…64). Search may use values
 /// outside that range only as sentinels (see [`SCORE_INF`]).

@@ -1,6 +1,6 @@
 //! A game record with colours: the current [`Position`], the pass rules GUIs rely on, and undo.
 //!
-//! The board layer ([`crate::board`]) knows only "side to move / other side"; a [`Game`] maps
+//! The board layer ([`crate::othello::board`]) knows only "side to move / other side"; a [`Game`] maps
 //! that back to black and white and keeps a history stack so every recorded move — a disc
 //! placed or a pass — can be taken back one at a time.
 //!
@@ -22,9 +22,9 @@
 
 use std::fmt;
 
-use crate::board::Score;
-use crate::format::Position;
-use crate::square::{Color, Move, Square};
+use crate::othello::Position;
+use crate::othello::board::Score;
+use crate::othello::square::{Color, Move, Square};
 
 /// Why a move or an undo was refused. The game is unchanged after any error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

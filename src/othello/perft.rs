@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use crate::board::{BitIter, Board, flips};
+use crate::othello::board::{BitIter, Board, flips};
 
 /// How a pass is counted by [`perft`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

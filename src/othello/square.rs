@@ -1,12 +1,9 @@
-//! Squares, moves and colours, with their text forms (`a1`–`h8`, `pass`, `black`/`white`).
+//! Squares, moves and colours, and how they print (`a1`–`h8`, `pass`, `black`/`white`).
 //!
-//! Columns a–h, rows 1–8 with row 1 at the top (the Othello convention). Parsing accepts any
-//! case; printing is lower case for moves (`f5`, `pass`). Parse errors are [`ParseError`].
+//! Columns a–h, rows 1–8 with row 1 at the top (the Othello convention). Printing is lower case
+//! for moves (`f5`, `pass`); parsing the names (any case) is the notation layer's.
 
 use std::fmt;
-use std::str::FromStr;
-
-use crate::format::ParseError;
 
 /// A square of the board, index 0–63: `8 * row + col`, a1 = 0, h1 = 7, a8 = 56, h8 = 63.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -67,23 +64,6 @@ impl fmt::Display for Square {
     }
 }
 
-impl FromStr for Square {
-    type Err = ParseError;
-    /// Parses `a1`–`h8` in any case; surrounding whitespace is not accepted.
-    fn from_str(s: &str) -> Result<Square, ParseError> {
-        let b = s.as_bytes();
-        if b.len() != 2 {
-            return Err(ParseError::BadSquare(s.to_string()));
-        }
-        let c = b[0].to_ascii_lowercase();
-        let r = b[1];
-        if !(b'a'..=b'h').contains(&c) || !(b'1'..=b'8').contains(&r) {
-            return Err(ParseError::BadSquare(s.to_string()));
-        }
-        Ok(Square::from_coords(c - b'a', r - b'1'))
-    }
-}
-
 /// A move: a disc placed on a square, or a pass.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Move {
@@ -109,21 +89,6 @@ impl fmt::Display for Move {
         match self {
             Move::Play(s) => s.fmt(f),
             Move::Pass => f.write_str("pass"),
-        }
-    }
-}
-
-impl FromStr for Move {
-    type Err = ParseError;
-    /// Parses a square (`a1`–`h8`, any case) or a pass (`pass`, `pa`, `ps`, `--`, any case).
-    fn from_str(s: &str) -> Result<Move, ParseError> {
-        let l = s.to_ascii_lowercase();
-        match l.as_str() {
-            "pass" | "pa" | "ps" | "--" => Ok(Move::Pass),
-            _ => s
-                .parse::<Square>()
-                .map(Move::Play)
-                .map_err(|_| ParseError::BadMove(s.to_string())),
         }
     }
 }
@@ -163,18 +128,6 @@ impl fmt::Display for Color {
             Color::Black => "black",
             Color::White => "white",
         })
-    }
-}
-
-impl FromStr for Color {
-    type Err = ParseError;
-    /// Parses `b`, `black`, `w`, `white` in any case (also `x`/`o` as in board strings).
-    fn from_str(s: &str) -> Result<Color, ParseError> {
-        match s.to_ascii_lowercase().as_str() {
-            "b" | "black" | "x" => Ok(Color::Black),
-            "w" | "white" | "o" => Ok(Color::White),
-            _ => Err(ParseError::BadColor(s.to_string())),
-        }
     }
 }
 
