@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use flank::Board;
 use flank::eval::Evaluator;
-use flank::pattern::{self, FEATURES_PER_POSITION};
+use flank::eval::pattern::{self, FEATURES_PER_POSITION};
 
 /// 1,024 positions with `empties` in `range` from deterministic pseudo-random games.
 fn positions_in(range: std::ops::RangeInclusive<u32>) -> Vec<Board> {
@@ -58,7 +58,7 @@ fn bench_eval(c: &mut Criterion) {
     g.finish();
     // At 4-5 empties (the leaves of a depth-15 search from 20 empties) the phase has a net.
     let late = positions_in(4..=5);
-    let p = flank::weights::evaluator_from_bytes(flank::weights::EMBEDDED)
+    let p = flank::eval::weights::evaluator_from_bytes(flank::eval::weights::EMBEDDED)
         .expect("embedded weights decode");
     let mut g = c.benchmark_group("evaluate-4-5-empties");
     g.throughput(Throughput::Elements(late.len() as u64));

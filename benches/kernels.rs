@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use flank::endgame::{Searcher, last_flip_count};
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::eval::evaluate;
 use flank::notation::parse_board_string;
 use flank::othello::board::{Board, flips, flips_rays, get_moves};
-use flank::tt::TranspositionTable;
+use flank::search::endgame::{Searcher, last_flip_count};
+use flank::search::tt::TranspositionTable;
 
 fn board(s: &str) -> Board {
     parse_board_string(s).expect("bench board parses").board

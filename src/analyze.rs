@@ -17,14 +17,14 @@
 
 use std::time::{Duration, Instant};
 
-use crate::endgame::Searcher;
 use crate::engine::{
     AUTO_SOLVE_EMPTIES, AUTO_TRY_SOLVE_EMPTIES, AUTO_UNTIMED_SOLVE_EMPTIES, DEFAULT_DEPTH, Engine,
     SearchLimits, SolveMode,
 };
-use crate::midgame::leaf_eval;
 use crate::othello::board::{Board, Score};
 use crate::othello::square::{Move, Square};
+use crate::search::endgame::Searcher;
+use crate::search::midgame::leaf_eval;
 
 /// One root move and its value.
 #[derive(Clone, Debug, PartialEq, Eq)]

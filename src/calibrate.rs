@@ -1,4 +1,4 @@
-//! `flank mpc-calibrate`: fits the midgame multi-ProbCut table ([`crate::probcut::MpcTable`])
+//! `flank mpc-calibrate`: fits the midgame multi-ProbCut table ([`crate::eval::mpc::MpcTable`])
 //! of the active evaluation and stores it with the weights (weights file version 4).
 //!
 //! Positions are sampled from the WTHOR games (a seeded pseudo-random game and ply, empties
@@ -17,11 +17,12 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 use rayon::prelude::*;
 
-use crate::endgame::Searcher;
 use crate::eval::evaluate;
+use crate::eval::mpc::{self, MpcTable};
 use crate::othello::board::{Board, Score};
-use crate::probcut::{self, MpcTable};
-use crate::tt::TranspositionTable;
+use crate::search::endgame::Searcher;
+use crate::search::probcut;
+use crate::search::tt::TranspositionTable;
 
 /// What `flank mpc-calibrate` does.
 #[derive(Clone, Debug)]
@@ -30,7 +31,7 @@ pub struct CalibrateOptions {
     pub wthor_dir: std::path::PathBuf,
     /// Positions to search.
     pub positions: usize,
-    /// Deepest search, plies (at most [`probcut::MID_MAX_DEPTH`]).
+    /// Deepest search, plies (at most [`mpc::MID_MAX_DEPTH`]).
     pub max_depth: u32,
     /// Empties of the sampled positions, inclusive.
     pub empties: (u32, u32),
@@ -115,7 +116,7 @@ pub fn collect(boards: &[Board], max_depth: u32, hash_mb: usize) -> Vec<DepthSco
 }
 
 /// Runs the calibration: samples, searches, fits, and writes a report (the fit of each depth
-/// with its shallow search, [`probcut::mid_shallow_depth`], per empties bucket) to `report`.
+/// with its shallow search, [`mpc::mid_shallow_depth`], per empties bucket) to `report`.
 pub fn run(opts: &CalibrateOptions, report: &mut dyn Write) -> Result<MpcTable> {
     let boards = sample_positions(opts)?;
     let t0 = std::time::Instant::now();
@@ -135,18 +136,18 @@ pub fn run(opts: &CalibrateOptions, report: &mut dyn Write) -> Result<MpcTable> 
         "sigma (discs) of depth D predicted by its shallow search, per empties bucket:"
     )?;
     write!(report, "{:>10}", "D/d")?;
-    for bucket in 0..probcut::MID_BUCKETS {
+    for bucket in 0..mpc::MID_BUCKETS {
         let lo = 12 + 6 * bucket;
         write!(report, " {:>7}", format!("{lo}-"))?;
     }
     writeln!(report)?;
     for deep in probcut::MID_MPC_MIN_DEPTH..=opts.max_depth as i32 {
-        let d = probcut::mid_shallow_depth(deep);
+        let d = mpc::mid_shallow_depth(deep);
         write!(report, "{:>10}", format!("{deep}/{d}"))?;
-        for bucket in 0..probcut::MID_BUCKETS {
+        for bucket in 0..mpc::MID_BUCKETS {
             let e = (12 + 6 * bucket + 2) as u32;
             match table.fit(e, deep, d) {
-                Some(f) if probcut::mid_bucket(e) == bucket && f.n > 0 => {
+                Some(f) if mpc::mid_bucket(e) == bucket && f.n > 0 => {
                     write!(report, " {:>7.2}", f.sigma)?
                 }
                 _ => write!(report, " {:>7}", "-")?,
@@ -160,15 +161,15 @@ pub fn run(opts: &CalibrateOptions, report: &mut dyn Write) -> Result<MpcTable> 
 /// The weights file `base` (bytes of a weights file) with `table` as its MPC table.
 /// Errors: `base` does not decode.
 pub fn with_table(base: &[u8], table: &MpcTable) -> Result<Vec<u8>> {
-    let (w, nets, _) = crate::weights::decode_all(base)
+    let (w, nets, _) = crate::eval::weights::decode_all(base)
         .map_err(|e| anyhow::anyhow!("base weights unusable: {e}"))?;
-    Ok(crate::weights::encode_with_mpc(&w, &nets, table))
+    Ok(crate::eval::weights::encode_with_mpc(&w, &nets, table))
 }
 
 /// Reads the base weights for `spec`: `trained` (or none) = the embedded file, else a path.
 pub fn base_bytes(spec: Option<&str>) -> Result<Vec<u8>> {
     match spec {
-        None | Some("trained") => Ok(crate::weights::EMBEDDED.to_vec()),
+        None | Some("trained") => Ok(crate::eval::weights::EMBEDDED.to_vec()),
         Some("classic") => {
             anyhow::bail!("the classic evaluation has no weights file to store a table in")
         }

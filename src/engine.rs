@@ -12,11 +12,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::endgame::Searcher;
-use crate::midgame::Iteration;
 use crate::othello::board::{Board, Score};
 use crate::othello::square::Move;
-use crate::tt::{TranspositionTable, TtAllocError};
+use crate::search::endgame::Searcher;
+use crate::search::midgame::Iteration;
+use crate::search::tt::{TranspositionTable, TtAllocError};
 
 /// How the endgame is searched.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -181,7 +181,7 @@ impl Engine {
         Engine {
             pool: solve_pool(config.threads),
             progress: Arc::new(AtomicU64::new(0)),
-            mid_mpc: Some(crate::probcut::MID_DEFAULT_T),
+            mid_mpc: Some(crate::search::probcut::MID_DEFAULT_T),
             solve_nodes_per_ms: initial_solve_speed(config.threads),
             config,
             stop: Arc::new(AtomicBool::new(false)),
@@ -197,7 +197,7 @@ impl Engine {
         Ok(Engine {
             pool: solve_pool(config.threads),
             progress: Arc::new(AtomicU64::new(0)),
-            mid_mpc: Some(crate::probcut::MID_DEFAULT_T),
+            mid_mpc: Some(crate::search::probcut::MID_DEFAULT_T),
             solve_nodes_per_ms: initial_solve_speed(config.threads),
             config,
             stop: Arc::new(AtomicBool::new(false)),
@@ -211,7 +211,7 @@ impl Engine {
         Engine {
             pool: solve_pool(config.threads),
             progress: Arc::new(AtomicU64::new(0)),
-            mid_mpc: Some(crate::probcut::MID_DEFAULT_T),
+            mid_mpc: Some(crate::search::probcut::MID_DEFAULT_T),
             solve_nodes_per_ms: initial_solve_speed(config.threads),
             config,
             stop: Arc::new(AtomicBool::new(false)),
@@ -226,8 +226,8 @@ impl Engine {
 
     /// Sets the midgame multi-ProbCut: `Some(t)` cuts a node when a shallow search predicts
     /// the deep one outside the window by `t` standard deviations of the calibration stored
-    /// with the evaluation's weights ([`crate::probcut::MpcTable`]), `None` searches every
-    /// node fully. Default [`crate::probcut::MID_DEFAULT_T`]. Without a calibration (classic
+    /// with the evaluation's weights ([`crate::eval::mpc::MpcTable`]), `None` searches every
+    /// node fully. Default [`crate::search::probcut::MID_DEFAULT_T`]. Without a calibration (classic
     /// evaluation, an older weights file) the midgame search has no ProbCut either way.
     /// Exact and WLD solves never use it.
     pub fn set_mid_mpc(&mut self, t: Option<f64>) {

@@ -7,15 +7,12 @@
 //! - [`notation`]: the text forms: board strings, OBF lines, transcripts, square and move
 //!   names, the typed parse error.
 //! - [`data`]: finding the shared data files (`$FLANK_DATA`).
-//! - [`eval`]: the evaluation entry point: the trained pattern evaluation or the hand-written one.
-//! - [`pattern`]: pattern features and the trained pattern evaluator.
-//! - [`net`]: the residual network that corrects the pattern evaluation in some phases.
-//! - [`weights`]: the weights file format and the embedded default weights.
+//! - [`eval`]: the evaluation: the active evaluator and `evaluate`, the pattern features
+//!   (`pattern`), the residual nets (`net`), the weights file (`weights`), the midgame ProbCut
+//!   calibration stored with the weights (`mpc`), the hand-written evaluation (`classic`).
 //! - [`train`]: `flank train`, building the weights from WTHOR and self-play games.
-//! - [`tt`]: the lock-free transposition table shared by search threads.
-//! - [`midgame`]: iterative deepening PVS with aspiration windows.
-//! - [`endgame`]: the exact / WLD endgame solver.
-//! - [`probcut`]: endgame multi-ProbCut: selective pre-search levels and the error model.
+//! - [`search`]: the transposition table (`tt`), multi-ProbCut (`probcut`), the midgame PVS
+//!   (`midgame`) and the exact / WLD solver (`endgame`).
 //! - [`analyze`]: multi-PV analysis, the best few moves each with its own score and PV.
 //! - [`engine`]: the facade the protocols and CLI call; search reports through callbacks.
 //! - [`timeman`]: time management against the game clock.
@@ -33,24 +30,18 @@ pub mod bench;
 pub mod calibrate;
 pub mod data;
 pub mod draw;
-pub mod endgame;
 pub mod engine;
 pub mod eval;
 pub mod evalset;
 pub mod gtp;
 pub mod level;
 pub mod matchplay;
-pub mod midgame;
-pub mod net;
 pub mod notation;
 pub mod othello;
-pub mod pattern;
-pub mod probcut;
+pub mod search;
 pub mod solve;
 pub mod timeman;
 pub mod train;
-pub mod tt;
-pub mod weights;
 
 pub use notation::ParseError;
 pub use othello::{Board, Color, Move, Position, Score, Square};

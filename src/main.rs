@@ -486,7 +486,7 @@ struct NumberList(Vec<usize>);
 
 /// Parses `--net-phases`: `none`, or comma-separated phases and ranges (`1,2`, `0-3`).
 fn parse_phases(s: &str) -> Result<NumberList, String> {
-    parse_list(s, flank::pattern::NUM_PHASES - 1, "a phase")
+    parse_list(s, flank::eval::pattern::NUM_PHASES - 1, "a phase")
 }
 
 /// Parses `--net-empties`: `none`, or comma-separated empties counts and ranges (`4,5`, `2-9`).
@@ -804,10 +804,10 @@ fn run_calibrate(args: CalibrateArgs) -> Result<ExitCode> {
     out.write_all(&report)?;
     let table = table?;
     // Every depth the search cuts at needs a fit somewhere (a bucket with enough samples).
-    let missing: Vec<i32> = (flank::probcut::MID_MPC_MIN_DEPTH..=args.max_depth as i32)
+    let missing: Vec<i32> = (flank::search::probcut::MID_MPC_MIN_DEPTH..=args.max_depth as i32)
         .filter(|&d| {
             table
-                .fit(30, d, flank::probcut::mid_shallow_depth(d))
+                .fit(30, d, flank::eval::mpc::mid_shallow_depth(d))
                 .is_none()
         })
         .collect();
@@ -815,7 +815,7 @@ fn run_calibrate(args: CalibrateArgs) -> Result<ExitCode> {
         anyhow::bail!(
             "too few positions ({}) to fit depths {missing:?} (each needs {} samples in some empties bucket; give --positions 200 or more); nothing written",
             args.positions,
-            flank::probcut::MID_MIN_SAMPLES
+            flank::eval::mpc::MID_MIN_SAMPLES
         );
     }
     let bytes = flank::calibrate::with_table(&base, &table)?;
@@ -843,13 +843,14 @@ fn run_ensemble(args: EnsembleArgs) -> Result<ExitCode> {
     };
     let (base, other) = (read(&args.base)?, read(&args.other)?);
     let empties: Vec<u32> = args.net_empties.0.iter().map(|&e| e as u32).collect();
-    let bytes = flank::weights::ensemble(&base, &other, &empties, args.weight).map_err(|e| {
-        anyhow::anyhow!(
-            "{e} (BASE = {}, OTHER = {})",
-            args.base.display(),
-            args.other.display()
-        )
-    })?;
+    let bytes =
+        flank::eval::weights::ensemble(&base, &other, &empties, args.weight).map_err(|e| {
+            anyhow::anyhow!(
+                "{e} (BASE = {}, OTHER = {})",
+                args.base.display(),
+                args.other.display()
+            )
+        })?;
     std::fs::write(&args.out, &bytes)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     eprintln!(

@@ -21,7 +21,7 @@
 //!    greedy walks from the training positions, solved exactly: the kind of position a
 //!    depth-limited search evaluates at its leaves.
 //! 4. **Fit** ([`fit`]): per phase, regularised least squares on the compact features of
-//!    [`crate::pattern`] (ridge towards the neighbouring phase's weights, which smooths across
+//!    [`crate::eval::pattern`] (ridge towards the neighbouring phase's weights, which smooths across
 //!    phases), solved by Jacobi-preconditioned conjugate gradients on the normal equations,
 //!    with the samples of the phase's empties plus half a phase either side; rayon over fixed
 //!    sample chunks, summed in a fixed order, so the result does not depend on the thread
@@ -34,7 +34,7 @@
 //!    [`TrainOptions::net_empties`] (2-9 by default, where exact labels are plentiful and a
 //!    depth-limited search puts its leaves near the end of the game; a net of its own per
 //!    count learns the parity of the empties), and one per phase in
-//!    [`TrainOptions::net_phases`] (none by default), a small network ([`crate::net`]) on
+//!    [`TrainOptions::net_phases`] (none by default), a small network ([`crate::eval::net`]) on
 //!    the same features is fitted by SGD to what the linear fit leaves (`label − linear
 //!    evaluation`); it captures interactions between patterns that a sum of weights cannot
 //!    (held-out error at 5 empties 5.02 -> 3.76 discs). `--base FILE` skips the linear fit
@@ -58,17 +58,17 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
 use crate::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
+use crate::eval::net::{FloatNet, HIDDEN, Nets, PhaseNet, empties_slot, slot_empties};
+use crate::eval::pattern::{
+    FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, PatternEval, SCALE, compact_features,
+    phase,
+};
+use crate::eval::weights;
 use crate::eval::{Evaluator, classic};
-use crate::net::{FloatNet, HIDDEN, Nets, PhaseNet, empties_slot, slot_empties};
 use crate::notation::{parse_problem_line, parse_transcript};
 use crate::othello::Position;
 use crate::othello::board::{Board, Score, Symmetry};
 use crate::othello::square::{Color, Move, Square};
-use crate::pattern::{
-    FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, PatternEval, SCALE, compact_features,
-    phase,
-};
-use crate::weights;
 
 /// Settings of a training run.
 #[derive(Clone, Debug)]
@@ -117,13 +117,13 @@ pub struct TrainOptions {
     /// Take the linear pattern weights from this weights file instead of fitting them (only
     /// the residual nets are trained).
     pub base: Option<PathBuf>,
-    /// Phases that get a residual net ([`crate::net`]) on top of the linear fit, for all
+    /// Phases that get a residual net ([`crate::eval::net`]) on top of the linear fit, for all
     /// their empties; empty: none.
     pub net_phases: Vec<usize>,
     /// Empties counts (0-60) that get a residual net of their own, which takes precedence
-    /// over a phase net at that count ([`crate::net::Nets::for_empties`]); empty: none.
+    /// over a phase net at that count ([`crate::eval::net::Nets::for_empties`]); empty: none.
     pub net_empties: Vec<u32>,
-    /// Hidden units of the nets this run trains (one of [`crate::net::WIDTHS`]).
+    /// Hidden units of the nets this run trains (one of [`crate::eval::net::WIDTHS`]).
     pub net_hidden: usize,
     /// Extra search-leaf walks ([`leaf_samples`]) ending at the [`TrainOptions::net_empties`]
     /// counts, for the nets only (the linear fit never sees them; not cached); 0 = none.
@@ -1079,7 +1079,7 @@ fn cap_per_empties(samples: Vec<&Sample>, cap: usize) -> Vec<&Sample> {
 /// Quality of one residual net on its held-out samples.
 #[derive(Clone, Debug)]
 pub struct NetReport {
-    /// The net's slot ([`crate::net::NUM_SLOTS`]: a phase, or `NUM_PHASES + empties`).
+    /// The net's slot ([`crate::eval::net::NUM_SLOTS`]: a phase, or `NUM_PHASES + empties`).
     pub slot: usize,
     /// The empties it applies to (inclusive range).
     pub empties: (u32, u32),
@@ -1094,7 +1094,7 @@ pub struct NetReport {
     pub net_mae: f64,
 }
 
-/// Trains one residual net ([`crate::net`]) for `slot` by plain SGD on the residual
+/// Trains one residual net ([`crate::eval::net`]) for `slot` by plain SGD on the residual
 /// `label − linear evaluation` (absolute-error-like loss: the gradient is the error clipped
 /// to ±[`NET_CLIP`] discs). Single-threaded and seeded, so deterministic.
 fn train_net(

@@ -5,10 +5,10 @@
 mod common;
 
 use common::{data_file, flank};
+use flank::eval::pattern::{DiscDigits, FEATURES_PER_POSITION, compact_features};
 use flank::eval::{ChildEval, Evaluator};
 use flank::notation::parse_problem_line;
 use flank::othello::board::{Board, Symmetry};
-use flank::pattern::{DiscDigits, FEATURES_PER_POSITION, compact_features};
 
 /// Positions from deterministic pseudo-random games, every ply.
 fn positions(n: usize) -> Vec<Board> {
@@ -135,7 +135,7 @@ fn bad_weights_files_are_clear_errors() {
     let garbage = dir.join("garbage.bin");
     std::fs::write(&garbage, vec![7u8; 100]).unwrap();
     let trailing = dir.join("trailing.bin");
-    let mut t = flank::weights::EMBEDDED.to_vec();
+    let mut t = flank::eval::weights::EMBEDDED.to_vec();
     t.extend_from_slice(b"junk");
     std::fs::write(&trailing, t).unwrap();
     for (path, reason) in [
@@ -302,7 +302,7 @@ fn tiny_training_is_deterministic_and_loadable() {
                 .lines()
                 .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
                 .count(),
-            flank::pattern::NUM_PHASES + 8,
+            flank::eval::pattern::NUM_PHASES + 8,
             "{stdout}"
         );
         assert!(
@@ -316,7 +316,7 @@ fn tiny_training_is_deterministic_and_loadable() {
             .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
             .collect();
         let bytes = std::fs::read(&out).unwrap();
-        let ev = flank::weights::evaluator_from_bytes(&bytes).expect("loadable");
+        let ev = flank::eval::weights::evaluator_from_bytes(&bytes).expect("loadable");
         assert_eq!(ev.nets().slot_list(), kept, "{stdout}");
         files.push(bytes);
     }
@@ -361,9 +361,9 @@ fn base_keeps_linear_weights_and_other_phases_nets() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(stdout.contains("not refitted"), "{stdout}");
-    let (w, nets) = flank::weights::decode(&std::fs::read(&out).unwrap()).unwrap();
-    let (w0, nets0) = flank::weights::decode(flank::weights::EMBEDDED).unwrap();
-    let five = flank::net::empties_slot(5);
+    let (w, nets) = flank::eval::weights::decode(&std::fs::read(&out).unwrap()).unwrap();
+    let (w0, nets0) = flank::eval::weights::decode(flank::eval::weights::EMBEDDED).unwrap();
+    let five = flank::eval::net::empties_slot(5);
     let kept: Vec<usize> = nets0
         .slot_list()
         .into_iter()
@@ -466,10 +466,10 @@ fn residual_nets_learn_the_residual() {
     opts.net_epochs = 10;
     opts.net_rate = 0.01;
     let samples = flank::train::leaf_samples(&roots, &opts, &Evaluator::Classic);
-    let n = flank::pattern::LAYOUT.compact_len * flank::pattern::NUM_PHASES;
-    let zero = flank::pattern::PatternEval::from_compact(&vec![0; n]).unwrap();
+    let n = flank::eval::pattern::LAYOUT.compact_len * flank::eval::pattern::NUM_PHASES;
+    let zero = flank::eval::pattern::PatternEval::from_compact(&vec![0; n]).unwrap();
     let (nets, reports) = flank::train::train_nets(&samples, &opts, &zero);
-    let five = flank::net::empties_slot(5);
+    let five = flank::eval::net::empties_slot(5);
     assert_eq!(nets.slot_list(), vec![2, 3, five]);
     assert_eq!(reports.len(), 3);
     for r in &reports {
@@ -558,7 +558,7 @@ fn train_survives_a_closed_report_and_writes_nothing_on_failure() {
         String::from_utf8_lossy(&done.stderr)
     );
     let bytes = std::fs::read(&out).expect("weights written although the report was cut");
-    assert!(flank::weights::evaluator_from_bytes(&bytes).is_ok());
+    assert!(flank::eval::weights::evaluator_from_bytes(&bytes).is_ok());
 
     let cache = dir.join("cache.bin");
     let (code, _, err) = flank(

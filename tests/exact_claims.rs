@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use common::flank;
-use flank::endgame::Searcher;
 use flank::notation::parse_board_string;
 use flank::othello::square::{Move, Square};
-use flank::tt::{Bound, TranspositionTable};
+use flank::search::endgame::Searcher;
+use flank::search::tt::{Bound, TranspositionTable};
 
 /// Black to move at 16 empties; h7 is the only move worth −2 (b2 is worth −30).
 const POSITION: &str = "--O-O---O-OOOO---OOXXXX-XOOOXXXXXOOOOXX-XXOOOOX-X-OXXOO--OOOOOOO X";

@@ -8,9 +8,10 @@ mod common;
 use common::{data_file, flank};
 
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
+use flank::eval::mpc::{MID_MIN_SAMPLES, mid_shallow_depth};
 use flank::notation::{Problem, parse_problem_line};
 use flank::othello::board::Board;
-use flank::probcut::{self, MID_MPC_MIN_DEPTH, mid_shallow_depth};
+use flank::search::probcut::{self, MID_MPC_MIN_DEPTH};
 
 /// The built-in weights carry a calibration with a fit for every depth the search cuts at
 /// (3 to 12, each with its shallow search) in every empties bucket, with plausible values:
@@ -25,7 +26,7 @@ fn built_in_weights_carry_a_plausible_calibration() {
             let f = table
                 .fit(empties, deep, d)
                 .unwrap_or_else(|| panic!("no fit at {empties} empties, {deep}/{d}"));
-            assert!(f.n >= probcut::MID_MIN_SAMPLES, "{empties} {deep}: {f:?}");
+            assert!(f.n >= MID_MIN_SAMPLES, "{empties} {deep}: {f:?}");
             assert!((0.3..1.5).contains(&f.a), "{empties} {deep}: {f:?}");
             assert!((0.5..12.0).contains(&f.sigma), "{empties} {deep}: {f:?}");
         }
@@ -167,7 +168,7 @@ fn bad_mpc_values_are_one_line_errors() {
 }
 
 /// The parallel midgame search (YBWC on 2 threads, splitting at nodes of
-/// [`flank::endgame::MID_SPLIT_DEPTH`] plies and more) is exact where the midgame search must
+/// [`flank::search::endgame::MID_SPLIT_DEPTH`] plies and more) is exact where the midgame search must
 /// be: without ProbCut and to a depth of the empties, every leaf is a finished game, so the
 /// score is the position's exact score, whichever thread searched which move. 60 positions
 /// of `random-10-empties-1k.txt`, each with its known score; a fresh table for each.

@@ -5,11 +5,11 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use flank::endgame::Searcher;
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::othello::board::{Board, Score, Symmetry};
 use flank::othello::square::Move;
-use flank::tt::TranspositionTable;
+use flank::search::endgame::Searcher;
+use flank::search::tt::TranspositionTable;
 use proptest::prelude::*;
 
 /// Plays random legal moves (choices taken modulo the move count) from the start until

@@ -174,8 +174,8 @@ fn hard_20_subset_tiny_tt() {
 /// entries mixed) at 1 and 2 threads: every score and best move stays right.
 #[test]
 fn hard_20_selective_pre_search_tiny_tt() {
-    use flank::endgame::Searcher;
-    use flank::tt::TranspositionTable;
+    use flank::search::endgame::Searcher;
+    use flank::search::tt::TranspositionTable;
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
 
@@ -270,13 +270,13 @@ fn solve_cli_two_threads_and_clean_streams() {
 /// exactly, and its d-ply midgame search (d = 0: the static evaluation) is compared with the
 /// exact score. Prints, per (E, d), the mean and the root-mean-square error, then the
 /// least-squares fit of the RMS error to `a + b * E + c * d` (the constants of
-/// `flank::probcut::sigma`). Scores are side-to-move disc differences.
+/// `flank::search::probcut::sigma`). Scores are side-to-move disc differences.
 #[test]
 #[ignore]
 fn mpc_calibration() {
-    use flank::endgame::Searcher;
     use flank::othello::board::{Board, SCORE_INF};
-    use flank::tt::TranspositionTable;
+    use flank::search::endgame::Searcher;
+    use flank::search::tt::TranspositionTable;
     use rayon::prelude::*;
     use std::collections::HashSet;
     use std::sync::Arc;
@@ -338,7 +338,7 @@ fn mpc_calibration() {
                 (0..DEPTHS)
                     .map(|d| {
                         let v = if d == 0 {
-                            flank::midgame::leaf_eval(b)
+                            flank::search::midgame::leaf_eval(b)
                         } else {
                             m.mid_pvs(b, -SCORE_INF, SCORE_INF, d, true).0
                         };

@@ -1,6 +1,6 @@
 //! Pattern features of the trained evaluation: the pattern groups, their symmetric instances,
 //! ternary indices read from bitboards, the global features, and the feature layout shared by
-//! [`crate::weights`], [`crate::train`] and the evaluator in [`crate::eval`].
+//! [`crate::eval::weights`], the trainer (`flank train`) and the evaluator in [`crate::eval`].
 //!
 //! The design follows Buro's Logistello ("Experiments with Multi-ProbCut and a New High-Quality
 //! Evaluation Function for Othello", 1997) and Edax: the value of a position is a sum of table
@@ -28,7 +28,7 @@
 
 use once_cell::sync::Lazy;
 
-use crate::net::Nets;
+use crate::eval::net::Nets;
 use crate::othello::board::{Board, Symmetry, get_moves, neighbours};
 
 /// Number of game phases; a position's phase is [`phase`] of its empties.
@@ -604,7 +604,7 @@ pub fn compact_features(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
 pub const SCALE: i32 = 64;
 
 /// A trained pattern evaluator: weights expanded to raw indices, one table per phase, and the
-/// residual nets ([`crate::net`]) of the phases that have one.
+/// residual nets ([`crate::eval::net`]) of the phases that have one.
 #[derive(Clone, Debug)]
 pub struct PatternEval {
     /// `NUM_PHASES × raw_len` weights in 1/[`SCALE`] discs, phase-major.
@@ -612,7 +612,7 @@ pub struct PatternEval {
     raw_len: usize,
     nets: Nets,
     /// The midgame MPC calibration fitted with this evaluation (weights file version 4).
-    mpc: Option<std::sync::Arc<crate::probcut::MpcTable>>,
+    mpc: Option<std::sync::Arc<crate::eval::mpc::MpcTable>>,
 }
 
 impl PatternEval {
@@ -644,13 +644,13 @@ impl PatternEval {
     }
 
     /// This evaluator with the midgame MPC calibration `mpc` (replacing any it had).
-    pub fn with_mpc(mut self, mpc: Option<crate::probcut::MpcTable>) -> PatternEval {
+    pub fn with_mpc(mut self, mpc: Option<crate::eval::mpc::MpcTable>) -> PatternEval {
         self.mpc = mpc.map(std::sync::Arc::new);
         self
     }
 
     /// The midgame MPC calibration stored with these weights, if any.
-    pub fn mpc(&self) -> Option<&crate::probcut::MpcTable> {
+    pub fn mpc(&self) -> Option<&crate::eval::mpc::MpcTable> {
         self.mpc.as_deref()
     }
 

@@ -6,12 +6,12 @@
 //! The structure follows the well-known design of Edax and Zebra (Gunnar Andersson's
 //! endgame notes): scores are final disc differences (empties to the winner); WLD is the same
 //! search with the window (−1, 1). [`Searcher`] is the per-thread search state (node count,
-//! stop flag, deadline) and is shared with [`crate::midgame`].
+//! stop flag, deadline) and is shared with [`crate::search::midgame`].
 //!
 //! An exact root solve at [`probcut::MPC_ROOT_EMPTIES`]–[`probcut::MPC_ROOT_MAX_EMPTIES`]
 //! empties (to [`probcut::MPC_ROOT_MAX_EMPTIES_LARGE_TT`] with a table of at least
 //! [`probcut::MPC_LARGE_TT_BUCKETS`] buckets) first runs selective pre-searches with endgame
-//! multi-ProbCut (MPC) at increasing confidence ([`crate::probcut`]); they leave best moves,
+//! multi-ProbCut (MPC) at increasing confidence ([`crate::search::probcut`]); they leave best moves,
 //! selective bounds (marked by their level in the TT, never trusted by the exact pass) and
 //! proven results below
 //! [`probcut::MPC_MIN_EMPTIES`] for the final exact pass, and the last one's score centres its
@@ -28,8 +28,8 @@ use rayon::prelude::*;
 use crate::eval::{ChildEval, evaluate};
 use crate::othello::board::{Board, SCORE_INF, Score, neighbours};
 use crate::othello::square::{Move, Square};
-use crate::probcut;
-use crate::tt::{Bound, TranspositionTable};
+use crate::search::probcut;
+use crate::search::tt::{Bound, TranspositionTable};
 
 /// Empties at and above which the endgame NWS probes and stores the TT. 8 since session 18
 /// (was 7, chosen in session 3 by instruction counts at 64 MiB, which do not see memory
@@ -503,7 +503,7 @@ fn final_score(p: u64, o: u64) -> Score {
     .final_score()
 }
 
-/// [`crate::midgame::leaf_eval`] of `(p, o)` given `moves`, the side to move's moves (only
+/// [`crate::search::midgame::leaf_eval`] of `(p, o)` given `moves`, the side to move's moves (only
 /// whether it is 0 matters): the evaluation, minus the evaluation after a pass, or the final
 /// score.
 #[inline]
@@ -706,7 +706,7 @@ pub struct Searcher {
     /// The part of `nodes` already added to `progress`.
     published: u64,
     /// The selectivity of the running pass: 0 for an exact search, else the multi-ProbCut
-    /// level of a selective pre-search ([`crate::probcut`]).
+    /// level of a selective pre-search ([`crate::search::probcut`]).
     selectivity: u8,
     /// The empties (inclusive range) at which an exact root solve runs the selective
     /// pre-searches first.
@@ -1928,7 +1928,7 @@ impl Searcher {
         );
     }
 
-    /// The [`crate::tt::TtEntry::selectivity`] of a result at `empties`: the pass's level,
+    /// The [`crate::search::tt::TtEntry::selectivity`] of a result at `empties`: the pass's level,
     /// except below [`probcut::MPC_MIN_EMPTIES`], where no ProbCut can have cut the subtree
     /// (and only such entries were trusted), so the result is proven.
     #[inline]

@@ -77,7 +77,7 @@ pub struct TtEntry {
     pub upper: Score,
     /// Selectivity of a solved entry: 0 if the bounds are proven (exact solver), else the
     /// level (1–7, higher = less confident) of the endgame multi-ProbCut (MPC) pre-search that
-    /// stored them (see [`crate::probcut`]): such bounds are only as sure as that MPC level's
+    /// stored them (see [`crate::search::probcut`]): such bounds are only as sure as that MPC level's
     /// confidence. Always 0 for a midgame entry.
     pub selectivity: u8,
 }

@@ -19,12 +19,12 @@
 //! (wrapping i16), which compresses well because weights change smoothly across phases.
 //! Version 2 appends the residual nets to the payload, one per phase, all of 32 hidden units;
 //! version 3's net section ([`Nets::to_bytes`]) states each net's width and may also hold nets
-//! for one empties count (net slots ≥ [`NUM_PHASES`], see [`crate::net::NUM_SLOTS`]).
-//! Version 4 appends the midgame multi-ProbCut calibration ([`crate::probcut::MpcTable`]) to
+//! for one empties count (net slots ≥ [`NUM_PHASES`], see [`crate::eval::net::NUM_SLOTS`]).
+//! Version 4 appends the midgame multi-ProbCut calibration ([`crate::eval::mpc::MpcTable`]) to
 //! version 3's payload, then that section's length in bytes (u32) as the last 4 bytes.
 //! Versions 1 (no nets), 2 and 3 (no MPC table) are still read.
 //!
-//! [`Layout::compact_len`]: crate::pattern::Layout::compact_len
+//! [`Layout::compact_len`]: crate::eval::pattern::Layout::compact_len
 
 use std::fmt;
 use std::io::{Read, Write};
@@ -34,9 +34,9 @@ use flate2::Compression;
 use flate2::bufread::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 
-use crate::net::{NUM_SLOTS, Nets};
-use crate::pattern::{LAYOUT, NUM_PHASES, PatternEval, SCALE};
-use crate::probcut::MpcTable;
+use crate::eval::mpc::MpcTable;
+use crate::eval::net::{NUM_SLOTS, Nets};
+use crate::eval::pattern::{LAYOUT, NUM_PHASES, PatternEval, SCALE};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FLANKEVL";
@@ -47,7 +47,7 @@ const HEADER_LEN: usize = 32;
 
 /// The default weights (`weights/flank-eval.bin`, the output of `flank train`), built into the
 /// binary.
-pub static EMBEDDED: &[u8] = include_bytes!("../weights/flank-eval.bin");
+pub static EMBEDDED: &[u8] = include_bytes!("../../weights/flank-eval.bin");
 
 /// Why a weights file was rejected.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -229,9 +229,9 @@ pub fn decode_all(bytes: &[u8]) -> Result<(Vec<i16>, Nets, Option<MpcTable>), We
     let linear = phases * n * 2;
     // Versions 2 and 3: the linear weights, then a net section of at most one net per slot.
     let mpc_len = 8
-        + crate::probcut::MID_BUCKETS
-            * crate::probcut::MID_MAX_DEPTH
-            * (crate::probcut::MID_MAX_DEPTH + 1)
+        + crate::eval::mpc::MID_BUCKETS
+            * crate::eval::mpc::MID_MAX_DEPTH
+            * (crate::eval::mpc::MID_MAX_DEPTH + 1)
             / 2
             * 16
         + 4;
@@ -291,7 +291,7 @@ pub fn decode_all(bytes: &[u8]) -> Result<(Vec<i16>, Nets, Option<MpcTable>), We
 }
 
 /// The weights file `base` with the net at each empties count in `empties` replaced by the
-/// ensemble of `base`'s and `other`'s nets there ([`crate::net::PhaseNet::average`]:
+/// ensemble of `base`'s and `other`'s nets there ([`crate::eval::net::PhaseNet::average`]:
 /// `(1 - w)` × base's correction + `w` × other's); everything else is `base`'s. Errors: a
 /// file that does not decode (the message starts `BASE:` or `OTHER:`), a count where either
 /// file has no net of its own (the message names `BASE` or `OTHER`), widths that
@@ -303,7 +303,7 @@ pub fn ensemble(base: &[u8], other: &[u8], empties: &[u32], w: f64) -> Result<Ve
     let (weights, mut nets, mpc) = decode_all(base).map_err(|e| format!("BASE: {e}"))?;
     let (_, other_nets) = decode(other).map_err(|e| format!("OTHER: {e}"))?;
     for &e in empties {
-        let slot = crate::net::empties_slot(e.min(60));
+        let slot = crate::eval::net::empties_slot(e.min(60));
         let (a, b) = match (nets.get(slot), other_nets.get(slot)) {
             (Some(a), Some(b)) => (a, b),
             (None, None) => {
@@ -317,7 +317,7 @@ pub fn ensemble(base: &[u8], other: &[u8], empties: &[u32], w: f64) -> Result<Ve
                 "cannot average a {}-unit and a {}-unit net at {e} empties (the widths must add up to one of {:?}: a 64- and a 128-unit net)",
                 a.hidden(),
                 b.hidden(),
-                crate::net::WIDTHS
+                crate::eval::net::WIDTHS
             )
         })?;
         nets.set(slot, m);
@@ -375,7 +375,7 @@ mod tests {
     fn sample_weights_and_net() -> (Vec<i16>, Nets) {
         let n = LAYOUT.compact_len;
         let w: Vec<i16> = (0..NUM_PHASES * n).map(|i| (i % 97) as i16 - 48).collect();
-        let mut net = crate::net::Net::<32>::zero();
+        let mut net = crate::eval::net::Net::<32>::zero();
         for (i, r) in net.rows.iter_mut().enumerate().step_by(7) {
             r.0[i % 32] = (i % 500) as i16;
         }
@@ -383,7 +383,7 @@ mod tests {
         net.out = std::array::from_fn(|k| k as i16 * 40 - 600);
         net.out_bias = 12_345_678;
         let mut nets = Nets::none();
-        nets.set(2, crate::net::PhaseNet::W32(net));
+        nets.set(2, crate::eval::net::PhaseNet::W32(net));
         (w, nets)
     }
 
@@ -411,7 +411,7 @@ mod tests {
         let mut b = crate::othello::board::Board::start();
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         while !b.is_game_over() {
-            let ph = crate::pattern::phase(b.empties());
+            let ph = crate::eval::pattern::phase(b.empties());
             if ph == 2 {
                 differs += usize::from(with.evaluate_fine(&b) != without.evaluate_fine(&b));
             } else {
@@ -431,10 +431,10 @@ mod tests {
         let mut nets = phase_only.clone();
         let mut five = phase_only.get(2).unwrap().clone();
         // 1/(ACT_SCALE·OUT_SCALE) discs: 10 discs = 640 fine units more than the phase net.
-        if let crate::net::PhaseNet::W32(n) = &mut five {
-            n.out_bias += 10 * (crate::net::ACT_SCALE * crate::net::OUT_SCALE);
+        if let crate::eval::net::PhaseNet::W32(n) = &mut five {
+            n.out_bias += 10 * (crate::eval::net::ACT_SCALE * crate::eval::net::OUT_SCALE);
         }
-        nets.set(crate::net::empties_slot(5), five);
+        nets.set(crate::eval::net::empties_slot(5), five);
         let bytes = encode(&w, &nets);
         assert_eq!(decode(&bytes), Ok((w.clone(), nets.clone())));
         let both = evaluator_from_bytes(&bytes).unwrap();
@@ -447,7 +447,7 @@ mod tests {
                 let d = both.evaluate_fine(&b) - only.evaluate_fine(&b);
                 match b.empties() {
                     5 => {
-                        assert_eq!(d, 10 * crate::pattern::SCALE, "{b:?}");
+                        assert_eq!(d, 10 * crate::eval::pattern::SCALE, "{b:?}");
                         fives += 1;
                     }
                     _ => assert_eq!(d, 0, "{b:?}"),
@@ -536,7 +536,7 @@ mod tests {
     /// listed counts; files without a net there, or widths that do not add up, are refused.
     #[test]
     fn ensemble_joins_the_nets_at_the_listed_counts() {
-        use crate::net::{Net, PhaseNet, empties_slot};
+        use crate::eval::net::{Net, PhaseNet, empties_slot};
         fn net<const H: usize>(v: i16) -> Net<H> {
             let mut n = Net::<H>::zero();
             n.rows[3].0[1] = v;

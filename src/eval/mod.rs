@@ -4,24 +4,27 @@
 //!
 //! The active evaluator is chosen once per process, before any search: `flank --eval
 //! classic|trained|FILE` calls [`set_evaluator`] at startup; without that, the first call of
-//! [`evaluate`] installs the weights embedded in the binary ([`crate::weights::EMBEDDED`]).
+//! [`evaluate`] installs the weights embedded in the binary ([`crate::eval::weights::EMBEDDED`]).
 
 pub mod classic;
+pub mod mpc;
+pub mod net;
+pub mod pattern;
+pub mod weights;
 
 use std::path::Path;
 
 use once_cell::sync::OnceCell;
 
+use crate::eval::pattern::{DiscDigits, PatternEval};
 use crate::othello::board::{Board, Score};
-use crate::pattern::{DiscDigits, PatternEval};
-use crate::weights;
 
 /// An evaluation function.
 #[derive(Clone, Debug)]
 pub enum Evaluator {
     /// The hand-written evaluation of [`classic`].
     Classic,
-    /// A trained pattern evaluation ([`crate::pattern`]).
+    /// A trained pattern evaluation ([`crate::eval::pattern`]).
     Pattern(Box<PatternEval>),
 }
 
@@ -89,10 +92,10 @@ pub fn active() -> &'static Evaluator {
     })
 }
 
-/// The midgame MPC calibration of the active evaluator ([`crate::probcut::MpcTable`]):
+/// The midgame MPC calibration of the active evaluator ([`crate::eval::mpc::MpcTable`]):
 /// the one stored with its weights, `None` for the classic evaluation or a weights file
 /// without one (the midgame search then runs without ProbCut).
-pub fn mpc_table() -> Option<&'static crate::probcut::MpcTable> {
+pub fn mpc_table() -> Option<&'static crate::eval::mpc::MpcTable> {
     match active() {
         Evaluator::Pattern(p) => p.mpc(),
         Evaluator::Classic => None,

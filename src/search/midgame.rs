@@ -4,15 +4,15 @@
 //! searches for the later moves; the TT move first, then moves ordered by the evaluation of the
 //! child at depth ≥ 3 and fastest-first below. Leaves use [`crate::eval::evaluate`]; finished
 //! games score their exact final disc difference. Methods extend the per-thread
-//! [`Searcher`] of [`crate::endgame`].
+//! [`Searcher`] of [`crate::search::endgame`].
 
 use std::time::Instant;
 
-use crate::endgame::Searcher;
-use crate::endgame::{flips, leaf_value};
 use crate::othello::board::{Board, SCORE_INF, Score};
 use crate::othello::square::{Move, Square};
-use crate::tt::Bound;
+use crate::search::endgame::Searcher;
+use crate::search::endgame::{flips, leaf_value};
+use crate::search::tt::Bound;
 
 /// Half-width of the aspiration window around the previous iteration's score, in discs.
 pub const ASPIRATION: Score = 3;

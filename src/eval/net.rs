@@ -1,5 +1,5 @@
 //! The residual network of the trained evaluation: a small NNUE-like net per empties count (or
-//! per game phase), on the pattern features of [`crate::pattern`], that corrects the linear
+//! per game phase), on the pattern features of [`crate::eval::pattern`], that corrects the linear
 //! pattern sum.
 //!
 //! Shape (per slot that has a net, see [`NUM_SLOTS`]): each of the [`FEATURES_PER_POSITION`]
@@ -7,7 +7,7 @@
 //! [`WIDTHS`]); the rows are summed with a bias,
 //! passed through ReLU, and a dot product with the output weights plus an output bias gives a
 //! correction in discs that is added to the linear pattern evaluation. It is trained on the
-//! residual `label − linear evaluation` (see [`crate::train::train_nets`]), so the linear part
+//! residual `label − linear evaluation` (by `flank train`), so the linear part
 //! keeps what it does well and the net learns how features interact (which the sum of
 //! independent pattern weights cannot). The idea is the "efficiently updatable" first layer of
 //! Nasu's NNUE (2018), here without incremental update: the sum is recomputed per evaluation
@@ -18,7 +18,7 @@
 //! weights in 1/[`OUT_SCALE`], the output bias in 1/([`ACT_SCALE`]·[`OUT_SCALE`]) discs; the
 //! correction is returned in 1/[`SCALE`] discs like the linear sum.
 
-use crate::pattern::{FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, SCALE, phase};
+use crate::eval::pattern::{FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, SCALE, phase};
 
 /// Net slots: slot `p` < [`NUM_PHASES`] holds the net of phase `p` (all its empties), slot
 /// `NUM_PHASES + e` the net of exactly `e` empties (0-60), which takes precedence over its
@@ -68,7 +68,7 @@ pub struct Row<const H: usize>(pub [i16; H]);
 /// A quantised net of `H` hidden units.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Net<const H: usize> {
-    /// One row per compact feature id ([`crate::pattern::Layout::compact_len`] rows).
+    /// One row per compact feature id ([`crate::eval::pattern::Layout::compact_len`] rows).
     pub rows: Vec<Row<H>>,
     /// Hidden bias, 1/[`ACT_SCALE`].
     pub bias: [i16; H],
@@ -93,7 +93,7 @@ impl<const H: usize> Net<H> {
     }
 
     /// The correction in 1/[`SCALE`] discs for the raw pattern indices `raw` (as
-    /// [`crate::pattern::raw_indices`] writes them).
+    /// [`crate::eval::pattern::raw_indices`] writes them).
     #[inline]
     pub fn correction(&self, raw: &[u32; FEATURES_PER_POSITION]) -> i32 {
         let map = &LAYOUT.raw_to_compact;
@@ -144,7 +144,7 @@ impl PhaseNet {
     }
 
     /// The correction in 1/[`SCALE`] discs for the raw pattern indices `raw` (as
-    /// [`crate::pattern::raw_indices`] writes them).
+    /// [`crate::eval::pattern::raw_indices`] writes them).
     #[inline]
     pub fn correction(&self, raw: &[u32; FEATURES_PER_POSITION]) -> i32 {
         match self {
@@ -415,7 +415,7 @@ impl Nets {
             .collect()
     }
 
-    /// Serialises the nets (the net section of a weights file, see [`crate::weights`]):
+    /// Serialises the nets (the net section of a weights file, see [`crate::eval::weights`]):
     /// `u32` 0 (nets of several widths follow), `u32` count, then per net `u32` slot, `u32`
     /// hidden units and its values ([`PhaseNet`]'s file order: `i32` output bias, hidden bias
     /// and output weights as `i16`, rows as `i16` unit-major). Version-2 files instead start
@@ -494,8 +494,8 @@ impl Nets {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::pattern::{compact_features, raw_indices};
     use crate::othello::board::Board;
-    use crate::pattern::{compact_features, raw_indices};
 
     fn float_net(seed: u32, hidden: usize) -> FloatNet {
         let n = LAYOUT.compact_len;
