@@ -98,7 +98,7 @@ fn kernels(c: &mut Criterion) {
 /// The built-in `flank solve` positions played down to 16 empties, solved exactly from an
 /// empty TT, on 1 and 2 threads.
 fn endgame_set(c: &mut Criterion) {
-    let set: Vec<Board> = flank::solve::builtin_problems()
+    let set: Vec<Board> = flank::cli::solve::builtin_problems()
         .iter()
         .map(|p| down_to(p.position.board, 16))
         .collect();

@@ -16,10 +16,12 @@ use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand};
 
 use flank::Board;
+use flank::cli::solve::{
+    SolveKind, SolveOptions, per_second, read_problems, run_solve, solve_problems,
+};
 use flank::engine::{Engine, EngineConfig};
-use flank::gtp::GtpOptions;
 use flank::othello::perft::{PassRule, perft};
-use flank::solve::{SolveKind, SolveOptions, per_second, read_problems, run_solve, solve_problems};
+use flank::protocol::gtp::GtpOptions;
 
 /// flank: an Othello (Reversi) engine speaking GTP, with an exact endgame solver.
 #[derive(Parser, Debug)]
@@ -177,7 +179,7 @@ struct GtpArgs {
     /// Playing level: easy, medium, hard (full strength, the default) or 1-60 (see
     /// docs/levels.md); GTP `flank-level` changes it.
     #[arg(long, value_parser = parse_level)]
-    level: Option<flank::level::Level>,
+    level: Option<flank::engine::level::Level>,
     /// Seed of the random generator behind easy's randomness (default 1): the same seed and
     /// the same commands give the same moves.
     #[arg(long, allow_negative_numbers = true, value_parser = parse_whole_number)]
@@ -212,10 +214,10 @@ fn parse_whole_number(s: &str) -> Result<u64, String> {
     })
 }
 
-/// Parses `--move-time`: whole ms, at most [`flank::timeman::MAX_MOVE_MS`] (an hour, the cap
+/// Parses `--move-time`: whole ms, at most [`flank::engine::timeman::MAX_MOVE_MS`] (an hour, the cap
 /// of every search).
 fn parse_move_time(s: &str) -> Result<u64, String> {
-    let max = flank::timeman::MAX_MOVE_MS;
+    let max = flank::engine::timeman::MAX_MOVE_MS;
     match s.trim().parse::<u128>() {
         Ok(v) if v <= u128::from(max) => Ok(v as u64),
         Ok(_) => Err(format!("'{s}' ms is more than an hour (at most {max})")),
@@ -223,9 +225,9 @@ fn parse_move_time(s: &str) -> Result<u64, String> {
     }
 }
 
-fn parse_level(s: &str) -> Result<flank::level::Level, String> {
+fn parse_level(s: &str) -> Result<flank::engine::level::Level, String> {
     s.parse()
-        .map_err(|e: flank::level::LevelError| e.to_string())
+        .map_err(|e: flank::engine::level::LevelError| e.to_string())
 }
 
 #[derive(Args, Debug)]
@@ -292,7 +294,7 @@ struct AnalyzeArgs {
     depth: Option<u32>,
     /// Time per position in ms: no new iteration after half of it, the answer within it
     /// (exact solves are tried at 24 empties or fewer).
-    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=flank::timeman::MAX_MOVE_MS))]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=flank::engine::timeman::MAX_MOVE_MS))]
     time: Option<u64>,
     /// Solve every move exactly whatever the empties (with --time, within it: if the solves
     /// do not finish, the midgame scores are shown).
@@ -313,7 +315,7 @@ struct AnalyzeArgs {
 #[derive(Args, Debug)]
 struct BenchArgs {
     /// Midgame search depth in plies.
-    #[arg(long, allow_negative_numbers = true, default_value_t = flank::bench::DEFAULT_BENCH_DEPTH, value_parser = whole::<u32>(1..=30))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = flank::cli::bench::DEFAULT_BENCH_DEPTH, value_parser = whole::<u32>(1..=30))]
     depth: u32,
     /// Transposition table size in MiB (part of the fingerprint).
     #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = whole::<u64>(1..=65536))]
@@ -783,10 +785,10 @@ fn run_calibrate(args: CalibrateArgs) -> Result<ExitCode> {
         );
     }
     // `base_bytes` refuses `classic` (no weights file to store a table in).
-    let base = flank::calibrate::base_bytes(args.eval.as_deref())?;
+    let base = flank::train::calibrate::base_bytes(args.eval.as_deref())?;
     flank::train::check_writable(&args.out, "output file")?;
     let data = flank::data::data_root().map_err(anyhow::Error::msg)?;
-    let opts = flank::calibrate::CalibrateOptions {
+    let opts = flank::train::calibrate::CalibrateOptions {
         wthor_dir: data.join("games/wthor"),
         positions: args.positions,
         max_depth: args.max_depth,
@@ -799,7 +801,7 @@ fn run_calibrate(args: CalibrateArgs) -> Result<ExitCode> {
         .build()
         .context("cannot start the threads")?;
     let mut report = Vec::new();
-    let table = pool.install(|| flank::calibrate::run(&opts, &mut report));
+    let table = pool.install(|| flank::train::calibrate::run(&opts, &mut report));
     let mut out = io::stdout().lock();
     out.write_all(&report)?;
     let table = table?;
@@ -818,7 +820,7 @@ fn run_calibrate(args: CalibrateArgs) -> Result<ExitCode> {
             flank::eval::mpc::MID_MIN_SAMPLES
         );
     }
-    let bytes = flank::calibrate::with_table(&base, &table)?;
+    let bytes = flank::train::calibrate::with_table(&base, &table)?;
     std::fs::write(&args.out, &bytes)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     writeln!(
@@ -867,7 +869,7 @@ fn run_ensemble(args: EnsembleArgs) -> Result<ExitCode> {
 
 fn run_evalset(args: EvalsetArgs) -> Result<ExitCode> {
     let data = flank::data::data_root().map_err(anyhow::Error::msg)?;
-    let opts = flank::evalset::EvalSetOptions {
+    let opts = flank::train::evalset::EvalSetOptions {
         wthor_dir: data.join("games/wthor"),
         empties: args.empties,
         count: args.count as usize,
@@ -894,7 +896,7 @@ fn run_evalset(args: EvalsetArgs) -> Result<ExitCode> {
         .num_threads(threads)
         .build()
         .context("cannot start the solving threads")
-        .and_then(|pool| pool.install(|| flank::evalset::build(&opts)));
+        .and_then(|pool| pool.install(|| flank::train::evalset::build(&opts)));
     let (lines, stats) = match built {
         Ok(b) => b,
         Err(e) => {
@@ -1068,12 +1070,12 @@ fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
     // The session reads its input on a thread of its own (so that a line can stop a search),
     // hence a `Send` reader rather than the locked stdin.
     let input = BufReader::new(io::stdin());
-    flank::gtp::run(input, &mut out, engine, options).context("GTP I/O failed")?;
+    flank::protocol::gtp::run(input, &mut out, engine, options).context("GTP I/O failed")?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn run_bench(args: BenchArgs) -> Result<ExitCode> {
-    let r = flank::bench::run_bench(args.hash as usize, args.depth);
+    let r = flank::cli::bench::run_bench(args.hash as usize, args.depth);
     let mut out = io::stdout().lock();
     writeln!(
         out,
@@ -1104,7 +1106,7 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
     let mut out = stdout.lock();
     let summary = match args.file.as_deref() {
         None => solve_problems(
-            &flank::solve::builtin_problems(),
+            &flank::cli::solve::builtin_problems(),
             &mut out,
             &mut engine,
             &opts,
@@ -1138,7 +1140,7 @@ fn run_analyze_cmd(args: AnalyzeArgs) -> Result<ExitCode> {
         analyze_position(&args, &mut engine, count, p, out)
     };
     if args.file == "-" {
-        for p in flank::solve::problem_lines(io::stdin().lock()) {
+        for p in flank::cli::solve::problem_lines(io::stdin().lock()) {
             one(&p?, &mut out)?;
         }
     } else {
@@ -1166,7 +1168,7 @@ fn analyze_position<W: Write>(
     p: &flank::notation::Problem,
     out: &mut W,
 ) -> Result<()> {
-    use flank::analyze::{analyze, info_lines, move_line};
+    use flank::engine::analyze::{analyze, info_lines, move_line};
     use flank::engine::{SearchLimits, SolveMode};
     let board = p.position.board;
     let start = Instant::now();

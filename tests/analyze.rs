@@ -1,10 +1,10 @@
-//! Multi-PV analysis (`flank::analyze`, `flank analyze`): exact scores of every move against
+//! Multi-PV analysis (`flank::engine::analyze`, `flank analyze`): exact scores of every move against
 //! the FFO lines' listed move scores, midgame invariants, stopping, and the CLI.
 
 mod common;
 
 use common::flank;
-use flank::analyze::analyze;
+use flank::engine::analyze::analyze;
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::notation::parse_problem_line;
 use flank::othello::square::Move;

@@ -1,4 +1,4 @@
-//! GTP transcript tests: exact answers of `flank::gtp::run` on in-memory input, framing, every
+//! GTP transcript tests: exact answers of `flank::protocol::gtp::run` on in-memory input, framing, every
 //! command, the pass rules, undo across passes, and bad input leaving the game unchanged.
 //!
 //! The engine's move choice is never assumed: genmove answers are checked for legality, or
@@ -7,12 +7,12 @@
 mod common;
 
 use common::{err, ok};
+use flank::engine::timeman::{Clock, MAX_CLOCK_MS, MAX_MOVE_MS, TimeControl};
 use flank::engine::{Engine, EngineConfig};
-use flank::gtp::{COMMANDS, Gtp, GtpOptions, MAX_LINE_BYTES, run};
 use flank::othello::Position;
 use flank::othello::game::Game;
 use flank::othello::square::{Color, Move};
-use flank::timeman::{Clock, MAX_CLOCK_MS, MAX_MOVE_MS, TimeControl};
+use flank::protocol::gtp::{COMMANDS, Gtp, GtpOptions, MAX_LINE_BYTES, run};
 
 /// Options for tests: 20 ms per move, so genmove stays fast whatever the search does (the
 /// tests never depend on which legal move is chosen).

@@ -6,17 +6,17 @@ mod common;
 
 use common::{data_file, err, flank, ok};
 
-use flank::draw::{DRAW_MARGIN, judge_draw_offer};
-use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
-use flank::gtp::{COMMANDS, Gtp, GtpOptions};
-use flank::level::{
+use flank::engine::draw::{DRAW_MARGIN, judge_draw_offer};
+use flank::engine::level::{
     EASY_DEPTH, Endgame, Level, MAX_LEVEL, MAX_SOLVE_EMPTIES, MEDIUM_DEPTH, MEDIUM_SOLVE_EMPTIES,
     numeric_solve_empties,
 };
+use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::notation::parse_problem_line;
 use flank::othello::Position;
 use flank::othello::game::{GameError, handicap_position};
 use flank::othello::square::{Color, Move};
+use flank::protocol::gtp::{COMMANDS, Gtp, GtpOptions};
 
 fn engine() -> Engine {
     Engine::new(EngineConfig {

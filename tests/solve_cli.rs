@@ -132,7 +132,7 @@ fn builtin_positions_solve_without_a_file() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(recs.len(), flank::solve::BUILTIN_TRANSCRIPTS.len());
+    assert_eq!(recs.len(), flank::cli::solve::BUILTIN_TRANSCRIPTS.len());
     for rec in &recs {
         assert_eq!(rec["exact"], true);
         assert!(

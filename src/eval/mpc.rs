@@ -1,7 +1,7 @@
 //! The midgame multi-ProbCut calibration of an evaluation: per empties bucket and depth pair,
 //! the regression of a deep search's score on a shallow one's. It is fitted by
 //! `flank mpc-calibrate` and stored in the weights file beside the weights it was measured
-//! with; the search's ProbCut (`crate::search::probcut`) reads it.
+//! with; the search's ProbCut reads it.
 
 use crate::othello::board::Score;
 

@@ -65,7 +65,7 @@ pub fn skipped(why: &str) {
 
 /// Sends one GTP command that must succeed and returns its result text (without `= ` and the
 /// blank line).
-pub fn ok(g: &mut flank::gtp::Gtp, cmd: &str) -> String {
+pub fn ok(g: &mut flank::protocol::gtp::Gtp, cmd: &str) -> String {
     let a = g.handle_line(cmd).expect("a command gets an answer");
     assert!(a.starts_with('='), "{cmd:?} failed: {a:?}");
     assert!(a.ends_with("\n\n"), "{a:?}");
@@ -74,7 +74,7 @@ pub fn ok(g: &mut flank::gtp::Gtp, cmd: &str) -> String {
 }
 
 /// Sends one GTP command that must fail and returns the message.
-pub fn err(g: &mut flank::gtp::Gtp, cmd: &str) -> String {
+pub fn err(g: &mut flank::protocol::gtp::Gtp, cmd: &str) -> String {
     let a = g.handle_line(cmd).expect("a command gets an answer");
     assert!(a.starts_with("? "), "{cmd:?} should fail: {a:?}");
     a[2..a.len() - 2].to_string()

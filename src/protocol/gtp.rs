@@ -27,7 +27,7 @@
 //! accepts 8 only: any other integer, negative or huge, is `? unacceptable size`, anything
 //! else a syntax error. Clock times are seconds clamped as [`seconds_to_ms`] says (NaN and
 //! infinities are syntax errors), and the time manager never gives one move more than
-//! [`crate::timeman::MAX_MOVE_MS`] (1 hour).
+//! [`crate::engine::timeman::MAX_MOVE_MS`] (1 hour).
 //!
 //! Passes (see [`crate::othello::game`]): `play C pass` (any case, also `pa`, `ps`, `--`) is accepted when `C`
 //! has no legal move, game over included; `play C V` for the colour not to move records the
@@ -50,9 +50,9 @@
 //!   stateless: flank keeps no offer count (the runner also uses it to ask a player whether
 //!   it wants to offer), so the 3-offer cap is the match runner's, not the engine's.
 //! - `flank-hint N`: the `N` best moves of the side to move (1 ≤ `N` ≤ the legal moves),
-//!   one per line, best first, as `MOVE SCORE KIND PV…` ([`crate::analyze::move_line`]:
+//!   one per line, best first, as `MOVE SCORE KIND PV…` ([`crate::engine::analyze::move_line`]:
 //!   `g8 +18 exact g8 h7 …` or `d3 +2 depth=9 d3 c3 c4`; the score in discs from the side to
-//!   move's view), searched by [`crate::analyze`] within the time the side to move would get
+//!   move's view), searched by [`crate::engine::analyze`] within the time the side to move would get
 //!   for a move (and `--depth`). Nothing is played and no clock is charged. `= pass` when the
 //!   side to move must pass, `? game over` at game over, `? bad count …` for a bad `N`.
 
@@ -65,16 +65,16 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use crate::analyze::{analyze, info_lines, move_line};
-use crate::draw::{draw_budget_ms, judge_draw_offer};
+use crate::engine::analyze::{analyze, info_lines, move_line};
+use crate::engine::draw::{draw_budget_ms, judge_draw_offer};
+use crate::engine::level::{DEFAULT_SEED, Level, search_at_level};
+use crate::engine::timeman::{DEFAULT_MOVE_TIME_MS, TimeControl, TimeManager, seconds_to_ms};
 use crate::engine::{Engine, SearchInfo, SearchLimits};
-use crate::level::{DEFAULT_SEED, Level, search_at_level};
 use crate::notation::{clip, parse_board_string};
 use crate::othello::Position;
 use crate::othello::board::Board;
 use crate::othello::game::{Game, GameError};
 use crate::othello::square::{Color, Move, Square};
-use crate::timeman::{DEFAULT_MOVE_TIME_MS, TimeControl, TimeManager, seconds_to_ms};
 
 /// Settings of a GTP session (filled from the `flank gtp` command line).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,7 +179,7 @@ pub enum Command {
     /// `final_score`: `B+n`, `W+n` or `0`.
     FinalScore,
     /// `time_settings M B S` (seconds, converted to ms by [`seconds_to_ms`]: decimals
-    /// accepted, negative as 0, clamped to [`crate::timeman::MAX_CLOCK_MS`]).
+    /// accepted, negative as 0, clamped to [`crate::engine::timeman::MAX_CLOCK_MS`]).
     TimeSettings {
         /// Main time, ms.
         main_ms: u64,
@@ -224,7 +224,7 @@ pub enum Command {
     /// player and game, is the caller's).
     DrawOffer(Color),
     /// `flank-hint N`: the `N` best moves of the side to move with their scores and
-    /// principal variations, one per line (see [`crate::analyze::move_line`]); nothing is
+    /// principal variations, one per line (see [`crate::engine::analyze::move_line`]); nothing is
     /// played and the clocks are not charged.
     Hint(u32),
 }

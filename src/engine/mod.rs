@@ -8,6 +8,11 @@
 //! Search never sees colours: it is given a [`Board`] (side to move / other side) and returns
 //! scores from the side to move's view.
 
+pub mod analyze;
+pub mod draw;
+pub mod level;
+pub mod timeman;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -579,7 +584,7 @@ impl Engine {
     }
 
     /// A searcher for callers that drive the search themselves (the multi-PV analysis of
-    /// [`crate::analyze`]): it shares the engine's transposition table, stop flag, progress
+    /// [`crate::engine::analyze`]): it shares the engine's transposition table, stop flag, progress
     /// counter and, for exact solves, its thread pool, and stops at `deadline`. As at the start
     /// of [`Engine::search`], the stop flag is cleared, a new table generation starts and the
     /// progress count is reset.

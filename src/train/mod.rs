@@ -45,6 +45,9 @@
 //! solver's choice between equally good self-play moves may change with the solver's move
 //! ordering, so a newer binary retrains weights of the same quality, not the same bytes.
 
+pub mod calibrate;
+pub mod evalset;
+
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,3 @@
+//! The text protocols flank speaks on stdin/stdout: GTP.
+
+pub mod gtp;
