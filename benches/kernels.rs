@@ -11,7 +11,8 @@ use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::eval::evaluate;
 use flank::notation::parse_board_string;
 use flank::othello::board::{Board, flips, flips_rays, get_moves};
-use flank::search::endgame::{Searcher, last_flip_count};
+use flank::othello::movegen::last_flip_count;
+use flank::search::Searcher;
 use flank::search::tt::TranspositionTable;
 
 fn board(s: &str) -> Board {

@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 use common::flank;
 use flank::notation::parse_board_string;
 use flank::othello::square::{Move, Square};
-use flank::search::endgame::Searcher;
+use flank::search::Searcher;
 use flank::search::tt::{Bound, TranspositionTable};
 
 /// Black to move at 16 empties; h7 is the only move worth −2 (b2 is worth −30).

@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::othello::board::{Board, Score, Symmetry};
 use flank::othello::square::Move;
-use flank::search::endgame::Searcher;
+use flank::search::Searcher;
 use flank::search::tt::TranspositionTable;
 use proptest::prelude::*;
 

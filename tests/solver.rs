@@ -174,7 +174,7 @@ fn hard_20_subset_tiny_tt() {
 /// entries mixed) at 1 and 2 threads: every score and best move stays right.
 #[test]
 fn hard_20_selective_pre_search_tiny_tt() {
-    use flank::search::endgame::Searcher;
+    use flank::search::Searcher;
     use flank::search::tt::TranspositionTable;
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
@@ -275,7 +275,7 @@ fn solve_cli_two_threads_and_clean_streams() {
 #[ignore]
 fn mpc_calibration() {
     use flank::othello::board::{Board, SCORE_INF};
-    use flank::search::endgame::Searcher;
+    use flank::search::Searcher;
     use flank::search::tt::TranspositionTable;
     use rayon::prelude::*;
     use std::collections::HashSet;

@@ -23,7 +23,7 @@ use crate::engine::{
 };
 use crate::othello::board::{Board, Score};
 use crate::othello::square::{Move, Square};
-use crate::search::endgame::Searcher;
+use crate::search::Searcher;
 use crate::search::midgame::leaf_eval;
 
 /// One root move and its value.

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::othello::board::{Board, Score};
 use crate::othello::square::Move;
-use crate::search::endgame::Searcher;
+use crate::search::Searcher;
 use crate::search::midgame::Iteration;
 use crate::search::tt::{TranspositionTable, TtAllocError};
 

@@ -3,6 +3,7 @@
 
 pub mod board;
 pub mod game;
+pub mod movegen;
 pub mod perft;
 pub mod position;
 pub mod square;

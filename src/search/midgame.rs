@@ -3,15 +3,20 @@
 //! Negamax, fail-soft principal-variation search (Marsland & Campbell) with null-window
 //! searches for the later moves; the TT move first, then moves ordered by the evaluation of the
 //! child at depth ≥ 3 and fastest-first below. Leaves use [`crate::eval::evaluate`]; finished
-//! games score their exact final disc difference. Methods extend the per-thread
-//! [`Searcher`] of [`crate::search::endgame`].
+//! games score their exact final disc difference. The node loop is `Searcher::order_pvs` (with
+//! `order_d1` at depth 1 and the midgame multi-ProbCut `mid_probcut`), also used by the
+//! solver's ordering searches; the methods extend the per-thread [`Searcher`].
 
 use std::time::Instant;
 
+use crate::eval::{ChildEval, evaluate};
 use crate::othello::board::{Board, SCORE_INF, Score};
+use crate::othello::movegen::{flips, get_moves};
 use crate::othello::square::{Move, Square};
-use crate::search::endgame::Searcher;
-use crate::search::endgame::{flips, leaf_value};
+use crate::search::endgame::*;
+use crate::search::movelist::*;
+use crate::search::probcut;
+use crate::search::searcher::*;
 use crate::search::tt::Bound;
 
 /// Half-width of the aspiration window around the previous iteration's score, in discs.
@@ -194,5 +199,300 @@ impl Searcher {
         self.tt
             .store(b, best, Bound::Exact, 1, Some(best_move as u8), false);
         (best, best_move)
+    }
+}
+
+impl Searcher {
+    /// The midgame PVS ([`Searcher::mid_pvs`] at depth ≥ 1, and the shallow searches of
+    /// [`Searcher::search_order`]): fail-soft PVS of `(p, o)` to `depth` ≥ 1 plies with the
+    /// window (alpha, beta), without per-node allocations: moves are ordered in a
+    /// [`MoveList`] (TT move first, then by the child's evaluation at depth ≥ 3, else by the
+    /// opponent's mobility; ties in square order), and depth-1 nodes go to
+    /// [`Searcher::order_d1`]. Returns the score and the best move square (64 if none).
+    pub(crate) fn order_pvs(
+        &mut self,
+        p: u64,
+        o: u64,
+        mut alpha: Score,
+        beta: Score,
+        depth: i32,
+        may_pass: bool,
+    ) -> (Score, u32) {
+        if depth <= 1 {
+            return self.order_d1(p, o, get_moves(p, o), alpha, beta, may_pass);
+        }
+        self.nodes += 1;
+        if self.check_stop() {
+            return (0, 64);
+        }
+        let moves = get_moves(p, o);
+        if moves == 0 {
+            if may_pass && get_moves(o, p) != 0 {
+                let (v, _) = self.order_pvs(o, p, -beta, -alpha, depth, false);
+                return (-v, 64);
+            }
+            return (final_score(p, o), 64);
+        }
+        let b = Board {
+            player: p,
+            opponent: o,
+        };
+        let tt_move = match self.tt.probe(&b) {
+            Some(e) => {
+                if (e.solved || e.depth >= depth as u32)
+                    && match e.bound {
+                        Bound::Exact => true,
+                        Bound::Lower => e.score >= beta,
+                        Bound::Upper => e.score <= alpha,
+                    }
+                {
+                    return (e.score, e.best.map_or(64, |m| m as u32));
+                }
+                e.best.filter(|&m| moves & (1u64 << m) != 0)
+            }
+            None => None,
+        };
+        if depth >= probcut::MID_MPC_MIN_DEPTH
+            && beta == alpha + 1
+            && self.mid_mpc.is_some()
+            && let Some(v) = self.mid_probcut(p, o, alpha, depth)
+        {
+            return (v, tt_move.map_or(64, u32::from));
+        }
+        let alpha0 = alpha;
+        // Ordering; at depth 2 the children's moves are kept for their depth-1 searches.
+        let mut list = MoveList::new();
+        let mut child_moves = [0u64; 64];
+        let ce = (depth >= 3).then(|| ChildEval::new(p, o));
+        let mut m = moves;
+        while m != 0 {
+            let x = m.trailing_zeros();
+            m &= m - 1;
+            let key = if tt_move == Some(x as u8) {
+                FIRST_KEY
+            } else {
+                let f = flips(p, o, x);
+                let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
+                if let Some(ce) = &ce {
+                    child_value(ce, cp, co, x, f, get_moves(cp, co))
+                } else {
+                    let cm = get_moves(cp, co);
+                    child_moves[x as usize] = cm;
+                    cm.count_ones() as i32
+                }
+            };
+            list.push(x, key);
+        }
+        list.sort();
+        let mut best = -SCORE_INF;
+        let mut best_move = list.sq(0);
+        for i in 0..list.n {
+            if i == 1 && self.mid_split && depth >= MID_SPLIT_DEPTH && list.n > 2 {
+                let (v, x) = self.mid_split(p, o, alpha, beta, depth, &list.squares(1));
+                if self.stopped {
+                    return (0, 64);
+                }
+                if v > best {
+                    best = v;
+                    best_move = x;
+                }
+                break;
+            }
+            let x = list.sq(i);
+            let f = flips(p, o, x);
+            let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
+            let v = if depth == 2 {
+                let cm = if list.key(i) == FIRST_KEY {
+                    get_moves(cp, co)
+                } else {
+                    child_moves[x as usize]
+                };
+                if i == 0 {
+                    -self.order_d1(cp, co, cm, -beta, -alpha, true).0
+                } else {
+                    let mut v = -self.order_d1(cp, co, cm, -alpha - 1, -alpha, true).0;
+                    if v > alpha && v < beta && !self.stopped {
+                        v = -self.order_d1(cp, co, cm, -beta, -v, true).0;
+                    }
+                    v
+                }
+            } else if i == 0 {
+                -self.order_pvs(cp, co, -beta, -alpha, depth - 1, true).0
+            } else {
+                let mut v = -self
+                    .order_pvs(cp, co, -alpha - 1, -alpha, depth - 1, true)
+                    .0;
+                if v > alpha && v < beta && !self.stopped {
+                    v = -self.order_pvs(cp, co, -beta, -v, depth - 1, true).0;
+                }
+                v
+            };
+            if self.stopped {
+                return (0, 64);
+            }
+            if v > best {
+                best = v;
+                best_move = x;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = Bound::from_window(best, alpha0, beta);
+        self.tt
+            .store(&b, best, bound, depth as u32, Some(best_move as u8), false);
+        (best, best_move)
+    }
+
+    /// [`Searcher::order_pvs`] at depth 1, given the moves `moves` of `(p, o)`: the children
+    /// are leaves, each evaluated once (a PVS re-search of a leaf counts its node again, as
+    /// in [`Searcher::mid_pvs`], but reuses the value).
+    pub(super) fn order_d1(
+        &mut self,
+        p: u64,
+        o: u64,
+        moves: u64,
+        mut alpha: Score,
+        beta: Score,
+        may_pass: bool,
+    ) -> (Score, u32) {
+        self.nodes += 1;
+        if self.check_stop() {
+            return (0, 64);
+        }
+        if moves == 0 {
+            let om = get_moves(o, p);
+            if may_pass && om != 0 {
+                let (v, _) = self.order_d1(o, p, om, -beta, -alpha, false);
+                return (-v, 64);
+            }
+            return (final_score(p, o), 64);
+        }
+        let b = Board {
+            player: p,
+            opponent: o,
+        };
+        let tt_move = match self.tt.probe(&b) {
+            Some(e) => {
+                // Every stored entry has depth ≥ 1.
+                if match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.score >= beta,
+                    Bound::Upper => e.score <= alpha,
+                } {
+                    return (e.score, e.best.map_or(64, |m| m as u32));
+                }
+                e.best.filter(|&m| moves & (1u64 << m) != 0)
+            }
+            None => None,
+        };
+        let alpha0 = alpha;
+        let mut list = MoveList::new();
+        let mut m = moves;
+        while m != 0 {
+            let x = m.trailing_zeros();
+            m &= m - 1;
+            let key = if tt_move == Some(x as u8) {
+                FIRST_KEY
+            } else {
+                let f = flips(p, o, x);
+                let cm = get_moves(o ^ f, p ^ f ^ (1 << x));
+                list.set_child(x, f, cm);
+                cm.count_ones() as i32
+            };
+            list.push(x, key);
+        }
+        list.sort();
+        let mut best = -SCORE_INF;
+        let mut best_move = list.sq(0);
+        // The children after the first are evaluated from the parent's pattern digits.
+        let mut ce: Option<ChildEval> = None;
+        for i in 0..list.n {
+            let x = list.sq(i);
+            let (f, cm) = if list.key(i) == FIRST_KEY {
+                let f = flips(p, o, x);
+                (f, get_moves(o ^ f, p ^ f ^ (1 << x)))
+            } else {
+                list.child(x)
+            };
+            let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
+            self.nodes += 1;
+            if self.check_stop() {
+                return (0, 64);
+            }
+            let v = if i == 0 {
+                -leaf_value(cp, co, cm)
+            } else {
+                let ce = ce.get_or_insert_with(|| ChildEval::new(p, o));
+                -child_value(ce, cp, co, x, f, cm)
+            };
+            if i > 0 && v > alpha && v < beta {
+                // The PVS re-search of the leaf.
+                self.nodes += 1;
+                if self.check_stop() {
+                    return (0, 64);
+                }
+            }
+            if v > best {
+                best = v;
+                best_move = x;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = Bound::from_window(best, alpha0, beta);
+        self.tt
+            .store(&b, best, bound, 1, Some(best_move as u8), false);
+        (best, best_move)
+    }
+
+    /// Midgame multi-ProbCut (Buro 1997) at a null-window node (alpha, alpha + 1) of `(p, o)`
+    /// searched to `depth` plies: with the fit deep ≈ a × shallow + b ± sigma of
+    /// [`probcut::MpcTable::fit`] for [`probcut::mid_shallow_depth`], a shallow search
+    /// predicting at least beta + t × sigma fails the node high (returns beta), one
+    /// predicting at most alpha − t × sigma fails it low (returns alpha). The static
+    /// evaluation chooses which test is tried (at or above beta: the high one). `None` if
+    /// neither cuts, or without a fit.
+    pub(super) fn mid_probcut(
+        &mut self,
+        p: u64,
+        o: u64,
+        alpha: Score,
+        depth: i32,
+    ) -> Option<Score> {
+        let (table, t) = self.mid_mpc?;
+        let empties = 64 - (p | o).count_ones();
+        let d = probcut::mid_shallow_depth(depth);
+        let f = table.fit(empties, depth, d)?;
+        let (a, b, margin) = (f.a as f64, f.b as f64, t * f.sigma as f64);
+        let beta = alpha + 1;
+        let eval = evaluate(&Board {
+            player: p,
+            opponent: o,
+        });
+        if eval >= beta {
+            let bound = ((beta as f64 + margin - b) / a).ceil();
+            if bound > 64.0 {
+                return None;
+            }
+            let bound = (bound as Score).max(-63);
+            let v = self.order_pvs(p, o, bound - 1, bound, d, true).0;
+            (v >= bound && !self.stopped).then_some(beta)
+        } else {
+            let bound = ((alpha as f64 - margin - b) / a).floor();
+            if bound < -64.0 {
+                return None;
+            }
+            let bound = (bound as Score).min(63);
+            let v = self.order_pvs(p, o, bound, bound + 1, d, true).0;
+            (v <= bound && !self.stopped).then_some(alpha)
+        }
     }
 }

@@ -4,5 +4,13 @@
 
 pub mod endgame;
 pub mod midgame;
+mod movelist;
+mod parallel;
 pub mod probcut;
+pub mod root;
+pub mod searcher;
+mod stability;
 pub mod tt;
+
+pub use root::SolveResult;
+pub use searcher::Searcher;

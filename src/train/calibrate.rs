@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use crate::eval::evaluate;
 use crate::eval::mpc::{self, MpcTable};
 use crate::othello::board::{Board, Score};
-use crate::search::endgame::Searcher;
+use crate::search::Searcher;
 use crate::search::probcut;
 use crate::search::tt::TranspositionTable;
 

@@ -1,0 +1,166 @@
+//! The move list of a search node: squares with ordering keys, the flips and the child's
+//! moves cached per square, selection and insertion sorts.
+
+use std::mem::MaybeUninit;
+
+use crate::eval::ChildEval;
+use crate::search::endgame::*;
+use crate::search::searcher::*;
+
+/// Moves with their ordering keys, each packed as `key * 64 + square` in one `i32`.
+pub(super) struct MoveList {
+    pub(super) n: usize,
+    /// Entries `0..n` (the rest uninitialised: clearing 256 bytes per node costs more than
+    /// the list's use).
+    pub(super) item: [MaybeUninit<i32>; 64],
+    /// The moves of the child after each square's move, by square: written by
+    /// [`Searcher::fastest_first`] for every square it lists (read with
+    /// [`MoveList::child_moves`]), so the child need not recompute them. Not zeroed: a
+    /// 512-byte clear per node costs more than it saves.
+    pub(super) child_moves: [MaybeUninit<u64>; 64],
+    /// The discs flipped by each square's move, by square, written with `child_moves`.
+    pub(super) flips: [MaybeUninit<u64>; 64],
+    /// The squares whose `child_moves` and `flips` entries were written.
+    pub(super) has_child_moves: u64,
+    /// The squares whose `flips` entry was written (by [`Searcher::etc`], for
+    /// [`Searcher::fastest_first`] to reuse).
+    pub(super) has_flips: u64,
+}
+
+/// Adds the static evaluation of each child (opponent to move, so a higher value is a worse
+/// move), [`EVAL_ORDER_WEIGHT`] key units per disc, to the fastest-first keys of `list`
+/// (every entry keyed by [`Searcher::fastest_first`] for the position `(p, o)`).
+#[inline]
+pub(super) fn eval_order(list: &mut MoveList, p: u64, o: u64) {
+    let ce = ChildEval::new(p, o);
+    for i in 0..list.n {
+        let x = list.sq(i);
+        let (f, cm) = list.child(x);
+        let v = child_value(&ce, o ^ f, p ^ f ^ (1 << x), x, f, cm);
+        list.add_key(i, EVAL_ORDER_WEIGHT * v);
+    }
+}
+
+/// The key of the TT move: before every other key.
+pub(super) const FIRST_KEY: i32 = -(1 << 24);
+
+impl MoveList {
+    #[inline]
+    pub(super) fn new() -> MoveList {
+        // Only the two counters are written: a struct literal with uninitialised arrays
+        // still gets cleared whole (LLVM merges the stores into one 1,296-byte memset).
+        let mut l = MaybeUninit::<MoveList>::uninit();
+        let ptr = l.as_mut_ptr();
+        // SAFETY: `n`, `has_child_moves` and `has_flips` are written; every other field is an array of
+        // `MaybeUninit`, which needs no initialisation.
+        unsafe {
+            std::ptr::addr_of_mut!((*ptr).n).write(0);
+            std::ptr::addr_of_mut!((*ptr).has_child_moves).write(0);
+            std::ptr::addr_of_mut!((*ptr).has_flips).write(0);
+            l.assume_init()
+        }
+    }
+    /// Appends square `sq` (0–63) with `key` (|key| < 2^24).
+    #[inline]
+    pub(super) fn push(&mut self, sq: u32, key: i32) {
+        self.item[self.n] = MaybeUninit::new(key * 64 + sq as i32);
+        self.n += 1;
+    }
+    /// Packed entry `i` (`i` < `n`).
+    #[inline]
+    pub(super) fn at(&self, i: usize) -> i32 {
+        assert!(i < self.n);
+        // SAFETY: entries below `n` were written by `push` (and `sort` only permutes them).
+        unsafe { self.item[i].assume_init() }
+    }
+    /// Square of entry `i`.
+    #[inline]
+    pub(super) fn sq(&self, i: usize) -> u32 {
+        (self.at(i) & 63) as u32
+    }
+    /// Key of entry `i`.
+    #[inline]
+    pub(super) fn key(&self, i: usize) -> i32 {
+        self.at(i) >> 6
+    }
+    /// The flips of the move `sq` and the moves of the child it reaches, for a square of
+    /// the list keyed by [`Searcher::fastest_first`].
+    #[inline]
+    pub(super) fn child(&self, sq: u32) -> (u64, u64) {
+        assert!(self.has_child_moves & (1u64 << sq) != 0);
+        // SAFETY: the bit of `sq` in `has_child_moves` is set only after `flips[sq]` and
+        // `child_moves[sq]` were written (in `fastest_first`).
+        unsafe {
+            (
+                self.flips[sq as usize & 63].assume_init(),
+                self.child_moves[sq as usize & 63].assume_init(),
+            )
+        }
+    }
+    /// Records the flips `f` of the move `sq` and the moves `cm` of the child it reaches,
+    /// for [`MoveList::child`].
+    #[inline]
+    pub(super) fn set_child(&mut self, sq: u32, f: u64, cm: u64) {
+        self.flips[sq as usize & 63] = MaybeUninit::new(f);
+        self.child_moves[sq as usize & 63] = MaybeUninit::new(cm);
+        self.has_child_moves |= 1u64 << sq;
+    }
+    /// The flips of the move `sq`, for a square whose flips [`Searcher::etc`] left.
+    #[inline]
+    pub(super) fn flip(&self, sq: u32) -> u64 {
+        assert!(self.has_flips & (1u64 << sq) != 0);
+        // SAFETY: the bit of `sq` in `has_flips` is set only after `flips[sq]` was written.
+        unsafe { self.flips[sq as usize & 63].assume_init() }
+    }
+    /// Adds `d` to the key of entry `i`.
+    #[inline]
+    pub(super) fn add_key(&mut self, i: usize, d: i32) {
+        self.item[i] = MaybeUninit::new(self.at(i) + d * 64);
+    }
+    /// The squares from entry `from` on, in list order.
+    pub(super) fn squares(&self, from: usize) -> Vec<u32> {
+        (from..self.n).map(|i| self.sq(i)).collect()
+    }
+    /// Moves the entry with the smallest packed value (key, then square) among entries
+    /// `i..n` to position `i`. For a list pushed in square order, as by
+    /// [`Searcher::fastest_first`], repeated selection gives the order of [`MoveList::sort`].
+    #[inline]
+    pub(super) fn select(&mut self, i: usize) {
+        let mut best = self.at(i);
+        let mut at = i;
+        for j in i + 1..self.n {
+            let v = self.at(j);
+            if v < best {
+                best = v;
+                at = j;
+            }
+        }
+        self.item[at] = self.item[i];
+        self.item[i] = MaybeUninit::new(best);
+    }
+    /// Sorts entries `i..n` by packed value (key, then square).
+    pub(super) fn sort_from(&mut self, i: usize) {
+        for k in i + 1..self.n {
+            let v = self.at(k);
+            let mut j = k;
+            while j > i && self.at(j - 1) > v {
+                self.item[j] = self.item[j - 1];
+                j -= 1;
+            }
+            self.item[j] = MaybeUninit::new(v);
+        }
+    }
+    /// Insertion sort, smallest key first (stable: equal keys keep their order).
+    #[inline]
+    pub(super) fn sort(&mut self) {
+        for i in 1..self.n {
+            let k = self.at(i);
+            let mut j = i;
+            while j > 0 && self.at(j - 1) >> 6 > k >> 6 {
+                self.item[j] = self.item[j - 1];
+                j -= 1;
+            }
+            self.item[j] = MaybeUninit::new(k);
+        }
+    }
+}
