@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""clock_check.py: does flank keep inside its whole-game clock? (issue #5)
+"""clock_check.py: does flank keep inside its whole-game clock?
 
 Plays N games of flank against flank through `flank match` (GTP, one whole-game clock per
 side, `time_left` in decimal seconds before every `genmove`, XOT openings by default), then
-prints the figures the issue asks for: games, time losses, the largest fraction of a side's
-clock used in any game, and the games in which a side used more than 95 % of its clock.
+prints the figures of the clock check: games, time losses, the largest fraction of a side's
+clock used in any game, and the games in which a side used more than 95 % of its clock
+(docs/match.md, "Clock check"; results in docs/benchmarks.md, "Clock checks").
 
     scripts/clock_check.py --games 200 --time 10 [--concurrency 2] [--engine-args='--threads 1']
 

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # Rebuilds the built-in weights (weights/flank-eval.bin) the way the committed v6 was made:
 #   1. the linear pattern weights of the built-in evaluation are kept (`--base trained`; v6's
-#      are v4's, fitted by `flank train` in session 5) and a 32-unit residual net is trained
-#      for each empties count 2-9 on the labelled samples (WTHOR, self-play, 48 M search
-#      leaves), which this step writes to a cache;
+#      are those of the fourth version, fitted by `flank train` with 6 M search leaves) and a
+#      32-unit residual net is trained for each empties count 2-9 on the labelled samples
+#      (WTHOR, self-play, 48 M search leaves), which this step writes to a cache;
 #   2. the net at 5 empties is retrained with 128 hidden units on 100 M extra search leaves at
 #      5 empties (5 empties is where a depth-15 search from 20 empties and a depth-9 search
 #      from 14 put their leaves; wider nets at every count would make a much larger file).
 # The search-leaf walks follow the built-in weights (v5 when v6 was made, v6 now), so a rerun
 # gives weights of the same quality, not the same bytes (docs/eval.md, "Retraining").
 # A plain `flank train` refits the linear weights too and trains the 2-9 nets at 32 units
-# (held-out quality about v4's; see docs/eval.md). About 60 min (step 1 about 21, step 2
-# about 35) and 7 GB of memory on 2 cores.
-# Usage: scripts/train_weights.sh [OUT] (default weights/flank-eval.bin); then rebuild.
+# (without the wider 5-empties net its held-out quality is below the built-in weights'; see
+# docs/eval.md). About 60 min (step 1 about 21, step 2 about 35) and 7 GB of memory on 2 cores.
+# The output has no midgame ProbCut table (`flank train` writes none), so it searches without
+# midgame ProbCut until calibrated as the built-in file was (docs/eval.md, "Retraining"):
+#   target/release/flank mpc-calibrate --eval OUT --positions 1000 --max-depth 12 --seed 7 \
+#     --out weights/flank-eval.bin
+# Usage: scripts/train_weights.sh [OUT] (default weights/flank-eval.bin); then calibrate and
+# rebuild.
 # The labelled samples are cached in $FLANK_SAMPLES (default $TMPDIR/flank-samples.bin) and
 # reused if that file exists: delete it to relabel.
 set -euo pipefail
