@@ -10,8 +10,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::eval::evaluate;
 use flank::notation::parse_board_string;
-use flank::othello::board::{Board, flips, flips_rays, get_moves};
+use flank::othello::board::Board;
 use flank::othello::movegen::last_flip_count;
+use flank::othello::movegen::{flips, flips_fills, flips_rays, get_moves, get_moves_fills};
 use flank::search::Searcher;
 use flank::search::tt::TranspositionTable;
 
@@ -41,6 +42,9 @@ fn kernels(c: &mut Criterion) {
     c.bench_function("mobility", |b| {
         b.iter(|| get_moves(black_box(mid.player), black_box(mid.opponent)))
     });
+    c.bench_function("mobility_fills", |b| {
+        b.iter(|| get_moves_fills(black_box(mid.player), black_box(mid.opponent)))
+    });
     let moves = mid.moves();
     c.bench_function("flips_all_moves", |b| {
         b.iter(|| {
@@ -48,6 +52,17 @@ fn kernels(c: &mut Criterion) {
             let mut m = black_box(moves);
             while m != 0 {
                 acc ^= flips(mid.player, mid.opponent, m.trailing_zeros());
+                m &= m - 1;
+            }
+            acc
+        })
+    });
+    c.bench_function("flips_fills_all_moves", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            let mut m = black_box(moves);
+            while m != 0 {
+                acc ^= flips_fills(mid.player, mid.opponent, m.trailing_zeros());
                 m &= m - 1;
             }
             acc

@@ -2,7 +2,8 @@
 //! on random reachable positions; symmetries commute with move generation.
 
 use flank::Board;
-use flank::othello::board::{Symmetry, flips, get_moves};
+use flank::othello::board::Symmetry;
+use flank::othello::movegen::{flips, get_moves};
 use proptest::prelude::*;
 
 const DIRS: [(i32, i32); 8] = [

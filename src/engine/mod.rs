@@ -478,11 +478,8 @@ impl Engine {
 
     /// Iterative deepening of `board` to `max` plies (no new iteration after `soft`), with the
     /// midgame ProbCut of [`Engine::set_mid_mpc`]. With `threads > 1` the iterations run by
-    /// YBWC on the pool ([`Searcher::set_mid_split`]). It replaced Lazy SMP (helper threads
-    /// running the iterations on every other depth with the shared TT), which gained little:
-    /// at 300 ms per position (30 positions at 40 empties from XOT games) 2 threads reached
-    /// depth 16.07 against 15.73 on one, and 200 games at 10 s scored 45.0 % against one
-    /// thread; YBWC reached 16.63 (docs/benchmarks.md, session 23).
+    /// YBWC on the pool ([`Searcher::set_mid_split`]); Lazy SMP gains less here
+    /// (docs/benchmarks.md, "Midgame search"; docs/experiments.md).
     fn midgame(
         &mut self,
         s: &mut Searcher,

@@ -1,7 +1,8 @@
 //! The hand-written midgame evaluation: mobility, potential mobility, corners, X/C-squares and
 //! late disc difference, from the side to move's view, in discs (`flank --eval classic`).
 
-use crate::othello::board::{Board, Score, get_moves, neighbours};
+use crate::othello::board::{Board, Score, neighbours};
+use crate::othello::movegen::get_moves;
 
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 /// X-squares (b2, g2, b7, g7) indexed like [`CORNER_LIST`].

@@ -29,7 +29,8 @@
 use once_cell::sync::Lazy;
 
 use crate::eval::net::Nets;
-use crate::othello::board::{Board, Symmetry, get_moves, neighbours};
+use crate::othello::board::{Board, Symmetry, neighbours};
+use crate::othello::movegen::get_moves;
 
 /// Number of game phases; a position's phase is [`phase`] of its empties.
 pub const NUM_PHASES: usize = 30;

@@ -8,6 +8,7 @@
 //! Move generation is the Kogge–Stone style parallel prefix over the 8 directions (as in Edax's
 //! `get_moves` and most bitboard engines); flips use the same fill from the played square.
 
+use crate::othello::movegen::{flips, get_moves};
 use crate::othello::square::Square;
 
 /// A disc difference, player minus opponent, in discs (range −64…64). Search may use values
@@ -127,72 +128,6 @@ pub fn flip_diagonal(b: u64) -> u64 {
     t = K1 & (x ^ (x << 7));
     x ^= t ^ (t >> 7);
     x
-}
-
-/// Fills from `seed` through `prop` in the direction of a left shift by `d`, returning the
-/// squares reached (not including `seed`). `prop` must already exclude wrap-around columns.
-#[inline(always)]
-fn fill_left(seed: u64, prop: u64, d: u32) -> u64 {
-    let mut f = prop & (seed << d);
-    f |= prop & (f << d);
-    let p2 = prop & (prop << d);
-    f |= p2 & (f << (2 * d));
-    f |= p2 & (f << (2 * d));
-    f
-}
-
-/// As [`fill_left`] for right shifts.
-#[inline(always)]
-fn fill_right(seed: u64, prop: u64, d: u32) -> u64 {
-    let mut f = prop & (seed >> d);
-    f |= prop & (f >> d);
-    let p2 = prop & (prop >> d);
-    f |= p2 & (f >> (2 * d));
-    f |= p2 & (f >> (2 * d));
-    f
-}
-
-/// Legal moves of `p` against `o` as a bitboard (the mobility set).
-#[inline]
-pub fn get_moves(p: u64, o: u64) -> u64 {
-    let empty = !(p | o);
-    let oh = o & 0x7E7E_7E7E_7E7E_7E7E; // opponent discs not on columns a or h
-    let mut moves = 0;
-    // Horizontal (±1), diagonals (±7, ±9) need the column mask; vertical (±8) does not.
-    moves |= fill_left(p, oh, 1) << 1;
-    moves |= fill_right(p, oh, 1) >> 1;
-    moves |= fill_left(p, o, 8) << 8;
-    moves |= fill_right(p, o, 8) >> 8;
-    moves |= fill_left(p, oh, 7) << 7;
-    moves |= fill_right(p, oh, 7) >> 7;
-    moves |= fill_left(p, oh, 9) << 9;
-    moves |= fill_right(p, oh, 9) >> 9;
-    moves & empty
-}
-
-/// Discs of `o` flipped when `p` plays on the empty square `sq` (0–63); 0 if the move is illegal.
-#[inline]
-pub fn flips(p: u64, o: u64, sq: u32) -> u64 {
-    let x = 1u64 << sq;
-    let oh = o & 0x7E7E_7E7E_7E7E_7E7E;
-    let mut flipped = 0;
-    macro_rules! dir {
-        ($fill:ident, $prop:expr, $d:expr, $sh:tt) => {{
-            let f = $fill(x, $prop, $d);
-            if (f $sh $d) & p != 0 {
-                flipped |= f;
-            }
-        }};
-    }
-    dir!(fill_left, oh, 1, <<);
-    dir!(fill_right, oh, 1, >>);
-    dir!(fill_left, o, 8, <<);
-    dir!(fill_right, o, 8, >>);
-    dir!(fill_left, oh, 7, <<);
-    dir!(fill_right, oh, 7, >>);
-    dir!(fill_left, oh, 9, <<);
-    dir!(fill_right, oh, 9, >>);
-    flipped
 }
 
 /// Squares 8-adjacent to any disc of `b` (used for potential mobility and frontier).
@@ -369,6 +304,25 @@ impl Iterator for BitIter {
     }
 }
 
+/// `n` pseudo-random disjoint bitboard pairs (player, opponent) of varied densities from a
+/// fixed xorshift sequence, for tests that compare two implementations of a kernel.
+#[cfg(test)]
+pub(crate) fn random_bitboard_pairs(n: usize) -> Vec<(u64, u64)> {
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    (0..n)
+        .map(|_| {
+            let a = next() & next();
+            (a, next() & !a)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,96 +375,5 @@ mod tests {
         assert_eq!(b.pass().final_score(), -62);
         let d = Board::new(0b11, 0b1100).unwrap();
         assert_eq!(d.final_score(), 0);
-    }
-}
-
-/// The 8 rays from each square, index `[square][direction]`, not including the square.
-/// Directions 0–3 go towards higher bit indices (+1 east, +7 south-west, +8 south, +9
-/// south-east); 4–7 towards lower ones (−1, −7, −8, −9).
-const RAYS: [[u64; 8]; 64] = {
-    let mut t = [[0u64; 8]; 64];
-    let dc: [i32; 8] = [1, -1, 0, 1, -1, 1, 0, -1];
-    let dr: [i32; 8] = [0, 1, 1, 1, 0, -1, -1, -1];
-    let mut sq = 0;
-    while sq < 64 {
-        let mut d = 0;
-        while d < 8 {
-            let mut c = (sq % 8) as i32 + dc[d];
-            let mut r = (sq / 8) as i32 + dr[d];
-            let mut m = 0u64;
-            while c >= 0 && c < 8 && r >= 0 && r < 8 {
-                m |= 1u64 << (r * 8 + c);
-                c += dc[d];
-                r += dr[d];
-            }
-            t[sq][d] = m;
-            d += 1;
-        }
-        sq += 1;
-    }
-    t
-};
-
-/// Discs of `o` flipped when `p` plays the empty square `sq` (0–63), 0 if none: the same
-/// result as [`flips`], computed per ray with the first-blocker trick (lowest set bit for rays
-/// towards higher indices, highest for the others) instead of parallel fills.
-#[inline(always)]
-pub fn flips_rays(p: u64, o: u64, sq: u32) -> u64 {
-    let rays = &RAYS[sq as usize];
-    let mut flipped = 0;
-    let not_o = !o;
-    for r in &rays[..4] {
-        let blockers = r & not_o;
-        let first = blockers & blockers.wrapping_neg();
-        if first & p != 0 {
-            flipped |= (first - 1) & r;
-        }
-    }
-    for r in &rays[4..] {
-        let blockers = r & not_o;
-        if blockers != 0 {
-            let first = 1u64 << (63 - blockers.leading_zeros());
-            if first & p != 0 {
-                flipped |= r & !((first << 1).wrapping_sub(1));
-            }
-        }
-    }
-    flipped
-}
-
-/// `n` pseudo-random disjoint bitboard pairs (player, opponent) of varied densities from a
-/// fixed xorshift sequence, for tests that compare two implementations of a kernel.
-#[cfg(test)]
-pub(crate) fn random_bitboard_pairs(n: usize) -> Vec<(u64, u64)> {
-    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
-    (0..n)
-        .map(|_| {
-            let a = next() & next();
-            (a, next() & !a)
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod ray_tests {
-    use super::*;
-
-    #[test]
-    fn flips_rays_equals_flips_on_random_positions() {
-        // Every empty square of each position checked.
-        for (a, b) in random_bitboard_pairs(20_000) {
-            let mut e = !(a | b);
-            while e != 0 {
-                let x = e.trailing_zeros();
-                e &= e - 1;
-                assert_eq!(flips_rays(a, b, x), flips(a, b, x), "{a:x} {b:x} {x}");
-            }
-        }
     }
 }

@@ -17,8 +17,8 @@ const NEIGHBOUR: [u64; 64] = {
 };
 
 /// Discs of `o` flipped when `p` plays the empty square `x` (0–63); 0 if the move is illegal.
-/// The same result as [`crate::othello::board::flips`]; with AVX2 the 8 rays are done 4 at a time
-/// without branches (see `flips_avx2`), else per ray by [`crate::othello::board::flips_rays`].
+/// The same result as [`flips_fills`]; with AVX2 the 8 rays are done 4 at a time
+/// without branches (see `flips_avx2`), else per ray by [`flips_rays`].
 #[inline(always)]
 pub fn flips(p: u64, o: u64, x: u32) -> u64 {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
@@ -27,12 +27,12 @@ pub fn flips(p: u64, o: u64, x: u32) -> u64 {
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     {
-        crate::othello::board::flips_rays(p, o, x)
+        flips_rays(p, o, x)
     }
 }
 
 /// Legal moves of `p` against `o` as a bitboard: the same result as
-/// [`crate::othello::board::get_moves`]; with AVX2 the 4 directions of each sense are filled at once
+/// [`get_moves_fills`]; with AVX2 the 4 directions of each sense are filled at once
 /// (Kogge–Stone fills with per-lane shifts 1, 8, 9, 7).
 #[inline(always)]
 pub fn get_moves(p: u64, o: u64) -> u64 {
@@ -75,7 +75,7 @@ pub fn get_moves(p: u64, o: u64) -> u64 {
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     {
-        crate::othello::board::get_moves(p, o)
+        get_moves_fills(p, o)
     }
 }
 
@@ -342,9 +342,132 @@ pub fn last_flip_count_rays(p: u64, x: u32) -> u32 {
     n
 }
 
+/// Fills from `seed` through `prop` in the direction of a left shift by `d`, returning the
+/// squares reached (not including `seed`). `prop` must already exclude wrap-around columns.
+#[inline(always)]
+fn fill_left(seed: u64, prop: u64, d: u32) -> u64 {
+    let mut f = prop & (seed << d);
+    f |= prop & (f << d);
+    let p2 = prop & (prop << d);
+    f |= p2 & (f << (2 * d));
+    f |= p2 & (f << (2 * d));
+    f
+}
+
+/// As [`fill_left`] for right shifts.
+#[inline(always)]
+fn fill_right(seed: u64, prop: u64, d: u32) -> u64 {
+    let mut f = prop & (seed >> d);
+    f |= prop & (f >> d);
+    let p2 = prop & (prop >> d);
+    f |= p2 & (f >> (2 * d));
+    f |= p2 & (f >> (2 * d));
+    f
+}
+
+/// Legal moves of `p` against `o` as a bitboard (the mobility set), by Kogge–Stone fills in
+/// the 8 directions on plain 64-bit integers: the portable path of [`get_moves`].
+#[inline]
+pub fn get_moves_fills(p: u64, o: u64) -> u64 {
+    let empty = !(p | o);
+    let oh = o & 0x7E7E_7E7E_7E7E_7E7E; // opponent discs not on columns a or h
+    let mut moves = 0;
+    // Horizontal (±1), diagonals (±7, ±9) need the column mask; vertical (±8) does not.
+    moves |= fill_left(p, oh, 1) << 1;
+    moves |= fill_right(p, oh, 1) >> 1;
+    moves |= fill_left(p, o, 8) << 8;
+    moves |= fill_right(p, o, 8) >> 8;
+    moves |= fill_left(p, oh, 7) << 7;
+    moves |= fill_right(p, oh, 7) >> 7;
+    moves |= fill_left(p, oh, 9) << 9;
+    moves |= fill_right(p, oh, 9) >> 9;
+    moves & empty
+}
+
+/// Discs of `o` flipped when `p` plays on the empty square `sq` (0–63); 0 if the move is illegal,
+/// by the same fills as [`get_moves_fills`] (a reference for the tests of [`flips`]).
+#[inline]
+pub fn flips_fills(p: u64, o: u64, sq: u32) -> u64 {
+    let x = 1u64 << sq;
+    let oh = o & 0x7E7E_7E7E_7E7E_7E7E;
+    let mut flipped = 0;
+    macro_rules! dir {
+        ($fill:ident, $prop:expr, $d:expr, $sh:tt) => {{
+            let f = $fill(x, $prop, $d);
+            if (f $sh $d) & p != 0 {
+                flipped |= f;
+            }
+        }};
+    }
+    dir!(fill_left, oh, 1, <<);
+    dir!(fill_right, oh, 1, >>);
+    dir!(fill_left, o, 8, <<);
+    dir!(fill_right, o, 8, >>);
+    dir!(fill_left, oh, 7, <<);
+    dir!(fill_right, oh, 7, >>);
+    dir!(fill_left, oh, 9, <<);
+    dir!(fill_right, oh, 9, >>);
+    flipped
+}
+
+/// The 8 rays from each square, index `[square][direction]`, not including the square.
+/// Directions 0–3 go towards higher bit indices (+1 east, +7 south-west, +8 south, +9
+/// south-east); 4–7 towards lower ones (−1, −7, −8, −9).
+const RAYS: [[u64; 8]; 64] = {
+    let mut t = [[0u64; 8]; 64];
+    let dc: [i32; 8] = [1, -1, 0, 1, -1, 1, 0, -1];
+    let dr: [i32; 8] = [0, 1, 1, 1, 0, -1, -1, -1];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 8 {
+            let mut c = (sq % 8) as i32 + dc[d];
+            let mut r = (sq / 8) as i32 + dr[d];
+            let mut m = 0u64;
+            while c >= 0 && c < 8 && r >= 0 && r < 8 {
+                m |= 1u64 << (r * 8 + c);
+                c += dc[d];
+                r += dr[d];
+            }
+            t[sq][d] = m;
+            d += 1;
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// Discs of `o` flipped when `p` plays the empty square `sq` (0–63), 0 if none: the same
+/// result as [`flips_fills`], computed per ray with the first-blocker trick (lowest set bit for rays
+/// towards higher indices, highest for the others) instead of parallel fills.
+#[inline(always)]
+pub fn flips_rays(p: u64, o: u64, sq: u32) -> u64 {
+    let rays = &RAYS[sq as usize];
+    let mut flipped = 0;
+    let not_o = !o;
+    for r in &rays[..4] {
+        let blockers = r & not_o;
+        let first = blockers & blockers.wrapping_neg();
+        if first & p != 0 {
+            flipped |= (first - 1) & r;
+        }
+    }
+    for r in &rays[4..] {
+        let blockers = r & not_o;
+        if blockers != 0 {
+            let first = 1u64 << (63 - blockers.leading_zeros());
+            if first & p != 0 {
+                flipped |= r & !((first << 1).wrapping_sub(1));
+            }
+        }
+    }
+    flipped
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::othello::board::random_bitboard_pairs;
 
     #[test]
     fn last_flip_count_equals_flips_on_one_empty_boards() {
@@ -377,16 +500,25 @@ mod tests {
             while e != 0 {
                 let x = e.trailing_zeros();
                 e &= e - 1;
-                let want = crate::othello::board::flips(a, b, x);
+                let want = flips_fills(a, b, x);
                 assert_eq!(flips(a, b, x), want, "{a:x} {b:x} {x}");
-                assert_eq!(
-                    crate::othello::board::flips_rays(a, b, x),
-                    want,
-                    "{a:x} {b:x} {x}"
-                );
+                assert_eq!(flips_rays(a, b, x), want, "{a:x} {b:x} {x}");
             }
-            assert_eq!(get_moves(a, b), crate::othello::board::get_moves(a, b));
-            assert_eq!(get_moves(b, a), crate::othello::board::get_moves(b, a));
+            assert_eq!(get_moves(a, b), get_moves_fills(a, b));
+            assert_eq!(get_moves(b, a), get_moves_fills(b, a));
+        }
+    }
+
+    #[test]
+    fn flips_rays_equals_flips_on_random_positions() {
+        // Every empty square of each position checked.
+        for (a, b) in random_bitboard_pairs(20_000) {
+            let mut e = !(a | b);
+            while e != 0 {
+                let x = e.trailing_zeros();
+                e &= e - 1;
+                assert_eq!(flips_rays(a, b, x), flips_fills(a, b, x), "{a:x} {b:x} {x}");
+            }
         }
     }
 }

@@ -10,7 +10,8 @@
 
 use rayon::prelude::*;
 
-use crate::othello::board::{BitIter, Board, flips};
+use crate::othello::board::{BitIter, Board};
+use crate::othello::movegen::flips;
 
 /// How a pass is counted by [`perft`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

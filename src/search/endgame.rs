@@ -29,11 +29,10 @@ use crate::search::searcher::*;
 use crate::search::stability::*;
 use crate::search::tt::Bound;
 
-/// Empties at and above which the endgame NWS probes and stores the TT. 8 since session 18
-/// (was 7, chosen in session 3 by instruction counts at 64 MiB, which do not see memory
-/// latency): with a 1 GiB table nearly every probe at 7 empties waits for memory, and not
-/// probing there costs +7.4 % nodes but saves 6–12 % time on each of FFO #40–#51 (1 thread,
-/// `--hash 1024`, two interleaved runs each; `flank bench` at 64 MiB about −5 %).
+/// Empties at and above which the endgame NWS probes and stores the TT. With a 1 GiB table
+/// nearly every probe at 7 empties waits for memory: not probing there costs +7.4 % nodes but
+/// saves 6–12 % time on each of FFO #40–#51 (1 thread, `--hash 1024`, two interleaved runs
+/// each; `flank bench` at 64 MiB about −5 %).
 pub const TT_MIN_EMPTIES: u32 = 8;
 /// Empties at and above which moves are sorted fastest-first (below: parity ordering).
 pub const FASTEST_FIRST_EMPTIES: u32 = 7;
@@ -45,8 +44,7 @@ pub const ETC_EMPTIES: u32 = 10;
 
 /// Empties at and above which moves are ordered by a shallow midgame search (below, down to
 /// [`FASTEST_FIRST_EMPTIES`], fastest-first with the evaluation of [`EVAL_ORDER_EMPTIES`]).
-/// 17 since session 25 (was 16), with the deeper [`order_depth`] schedule and
-/// [`ORDER_MPC_T`].
+/// 17 rather than 16 goes with the deeper [`order_depth`] schedule and [`ORDER_MPC_T`].
 pub const SEARCH_ORDER_EMPTIES: u32 = 17;
 
 /// Empties at and above which the exact pass skips the ordering searches (fastest-first
@@ -68,9 +66,9 @@ pub const EVAL_ORDER_EMPTIES: u32 = 12;
 pub const EVAL_ORDER_WEIGHT: i32 = 8;
 
 /// Depth in plies of the ordering searches from [`SEARCH_ORDER_EMPTIES`] (17) empties: 2 at
-/// 17, 3 at 18, 4 at 19, 5 at 20–22, 6 at 23–26, 7 from 27 (session 17's schedule, which
-/// searched fewer nodes but took more time, plus 7 plies from 27; session 25 made it pay
-/// with [`ORDER_MPC_T`]; 8 plies from 29 did not pay). Below 17 (no ordering search) 1.
+/// 17, 3 at 18, 4 at 19, 5 at 20–22, 6 at 23–26, 7 from 27 (it saves nodes and, with the
+/// ProbCut of [`ORDER_MPC_T`], time; 8 plies from 29 does not pay). Below 17 (no ordering
+/// search) 1.
 pub fn order_depth(empties: u32) -> i32 {
     match empties {
         0..SEARCH_ORDER_EMPTIES => 1,

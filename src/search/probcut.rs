@@ -17,32 +17,31 @@
 //! Calibration: `cargo test --release --test solver -- --ignored mpc_calibration
 //! --nocapture` (see `tests/solver.rs`) solves WTHOR positions (not the FFO or hard-20 test
 //! sets) at 12–22 empties and compares each shallow-search depth with the exact score; the
-//! constants of [`sigma`] are its least-squares fit (docs/benchmarks.md, "Session 6").
+//! constants of [`sigma`] are its least-squares fit (docs/benchmarks.md, "Endgame ProbCut
+//! calibration").
 
 use crate::othello::board::Score;
 
 pub use crate::eval::mpc::{MpcTable, mid_shallow_depth};
 
 /// Empties at and above which a null-window node of a selective pass tries a ProbCut.
-/// Tuned on FFO #45, #46, #48, #49 at 1 thread (nodes: 14 −6 %, 12 −12.5 %, 10 −15 % against
-/// no pre-search; 10 cost more CPU time than 12, whose time was about that of no
+/// Measured on FFO #45, #46, #48, #49 at 1 thread (nodes: 14 −6 %, 12 −12.5 %, 10 −15 %
+/// against no pre-search; 10 costs more CPU time than 12, whose time is about that of no
 /// pre-search). Below it a selective pass searches exactly, and those results are stored as
 /// proven: the exact pass reuses them.
 pub const MPC_MIN_EMPTIES: u32 = 12;
 
 /// Empties at and above which an exact root solve runs the selective pre-searches first (up
-/// to [`MPC_ROOT_MAX_EMPTIES`]). Was 22 (from 20 had been tried on FFO #40–#48 alone, where
-/// only #40 has fewer than 22 empties); from 18 (1 thread, nodes, all right):
-/// hard-20 (276 positions of 20 empties, 64 MiB) 1,089.7 M → 992.8 M (−8.9 %), FFO #20–#39
-/// (64 MiB) 85.16 M → 82.78 M, FFO #40–#44 (256 MiB) 72.67 M → 71.29 M, `flank bench`
-/// 83.40 M → 71.70 M; from 16 changed nothing more (FFO #13–#19, 16 empties, −1 %).
+/// to [`MPC_ROOT_MAX_EMPTIES`]). From 18 rather than 22 (1 thread, nodes): hard-20 (276
+/// positions of 20 empties, 64 MiB) −8.9 %, FFO #20–#39 (64 MiB) −2.8 %, FFO #40–#44
+/// (256 MiB) −1.9 %; from 16 changes nothing more (FFO #13–#19, 16 empties, −1 %).
 pub const MPC_ROOT_EMPTIES: u32 = 18;
 
 /// Empties above which an exact root solve skips the selective pre-searches. At 22–25
 /// empties they saved 11 % of the nodes of FFO #41–#48 (6 of 8 positions fewer); at 26–28
-/// the results were mixed (#49 −19 %, #50 +1.7 %, #51 −13 %, #52 −11 %, #53 +19 %: the passes'
-/// cost grows faster than the exact pass's saving on some positions), +8.9 % in total
-/// (docs/benchmarks.md, "Session 6"), but the loss was #53's (28 empties) alone: at 26–27
+/// the results are mixed (#49 −19 %, #50 +1.7 %, #51 −13 %, #52 −11 %, #53 +19 %: the passes'
+/// cost grows faster than the exact pass's saving on some positions), the loss #53's (28
+/// empties) alone: at 26–27
 /// they pay (then #49–#52 −4.0 %; re-measured with the exact pass skipping the ordering
 /// searches at nodes a selective bound expects to fail low, FFO #49–#52 at 1 thread, 256 MiB:
 /// 2,157.4 M → 2,057.1 M nodes, −4.6 %, every position fewer; #53 still 2,297 M → 2,799 M),
@@ -57,8 +56,8 @@ pub const MPC_ROOT_MAX_EMPTIES: u32 = 27;
 /// 6,461.6 M → 3,551.0 M (−45 %), #55 (29) 11,056.3 M → 10,035.9 M (−9.2 %), #56 (29)
 /// 1,536.7 M → 845.5 M (−45 %), #57 (30) 1,882.6 M → 1,481.5 M (−21 %), #58 (30) 1,815.1 M →
 /// 1,311.9 M (−28 %), #59 (34) 1,275.6 M → 20.9 M (the passes find +64 and the exact pass
-/// only confirms it) (docs/benchmarks.md, "Session 14"; 31–33 empties rest on #59 alone).
-/// With 256 MiB #53 had lost (sessions 6 and 11: +19 %, +22 %), so smaller tables keep
+/// only confirms it) (31–33 empties rest on #59 alone; docs/experiments.md).
+/// With 256 MiB #53 loses (+19 % to +22 %), so smaller tables keep
 /// [`MPC_ROOT_MAX_EMPTIES`].
 pub const MPC_ROOT_MAX_EMPTIES_LARGE_TT: u32 = 34;
 
