@@ -14,7 +14,7 @@
 //!   move is one of the moves with the best listed score (the score is an estimate and is not
 //!   compared).
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -299,8 +299,13 @@ pub fn problem_lines<R: BufRead>(input: R) -> impl Iterator<Item = Result<Proble
     ProblemLines::new(input)
 }
 
+/// The longest problem line read, in bytes with its newline (an OBF line with every move
+/// scored is under 1 KiB): a longer one is an error, so no input is read unbounded.
+pub const MAX_PROBLEM_LINE_BYTES: usize = 64 * 1024;
+
 /// The problems of a problem file, line by line (blank and `%` lines skipped); an error
-/// names its 1-based line (its callers stop at the first).
+/// names its 1-based line (its callers stop at the first). Lines are read at most
+/// [`MAX_PROBLEM_LINE_BYTES`] at a time.
 struct ProblemLines<R> {
     input: R,
     buf: Vec<u8>,
@@ -319,8 +324,9 @@ impl<R: BufRead> ProblemLines<R> {
     fn next_problem(&mut self) -> Result<Option<Problem>> {
         loop {
             self.buf.clear();
-            if self
-                .input
+            let limit = MAX_PROBLEM_LINE_BYTES as u64 + 1;
+            if (&mut self.input)
+                .take(limit)
                 .read_until(b'\n', &mut self.buf)
                 .context("cannot read input")?
                 == 0
@@ -329,6 +335,9 @@ impl<R: BufRead> ProblemLines<R> {
             }
             self.line += 1;
             let n = self.line;
+            if self.buf.len() > MAX_PROBLEM_LINE_BYTES {
+                anyhow::bail!("line {n}: longer than {MAX_PROBLEM_LINE_BYTES} bytes");
+            }
             let line = std::str::from_utf8(&self.buf)
                 .map_err(|_| anyhow::anyhow!("line {n}: not UTF-8 text"))?;
             if let Some(p) = parse_problem_line(line).with_context(|| format!("line {n}"))? {
@@ -691,6 +700,19 @@ mod tests {
             })
             .collect();
         assert_eq!(empties, vec![18, 19, 20, 21, 22]);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_bound_is_an_error_with_its_number() {
+        let ok = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X\n";
+        let long = format!("{ok}{}\n{ok}", "x".repeat(MAX_PROBLEM_LINE_BYTES + 10));
+        let mut lines = problem_lines(long.as_bytes());
+        assert!(lines.next().unwrap().is_ok());
+        let e = lines.next().unwrap().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!("line 2: longer than {MAX_PROBLEM_LINE_BYTES} bytes")
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub mod weights;
 
 use std::path::Path;
 
-use once_cell::sync::OnceCell;
+use std::sync::OnceLock;
 
 use crate::eval::pattern::{DiscDigits, PatternEval};
 use crate::othello::board::{Board, Score};
@@ -73,7 +73,7 @@ impl Evaluator {
     }
 }
 
-static ACTIVE: OnceCell<Evaluator> = OnceCell::new();
+static ACTIVE: OnceLock<Evaluator> = OnceLock::new();
 
 /// Installs `e` as the process-wide evaluator. Fails (returning `e`) if an evaluator is
 /// already active, i.e. after [`set_evaluator`] or the first [`evaluate`].

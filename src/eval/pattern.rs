@@ -26,7 +26,7 @@
 //! ternary index), else by transforming the bitboards by the 8 symmetries and gathering each
 //! base pattern with shifts and masks; a test checks that both agree.
 
-use once_cell::sync::Lazy;
+use std::sync::LazyLock;
 
 use crate::eval::net::Nets;
 use crate::othello::board::{Board, Symmetry, neighbours};
@@ -224,10 +224,10 @@ impl Layout {
 }
 
 /// The feature layout, built on first use (a few ms).
-pub static LAYOUT: Lazy<Layout> = Lazy::new(Layout::build);
+pub static LAYOUT: LazyLock<Layout> = LazyLock::new(Layout::build);
 
 /// `TERNARY[b]` is the base-3 number whose digits are the bits of `b` (b < 1024).
-static TERNARY: Lazy<[u32; 1024]> = Lazy::new(|| {
+static TERNARY: LazyLock<[u32; 1024]> = LazyLock::new(|| {
     let mut t = [0u32; 1024];
     for (b, v) in t.iter_mut().enumerate() {
         *v = (0..10).filter(|k| b >> k & 1 == 1).map(pow3).sum();
@@ -309,7 +309,7 @@ impl Instances {
     }
 }
 
-static INSTANCES: Lazy<Instances> = Lazy::new(|| {
+static INSTANCES: LazyLock<Instances> = LazyLock::new(|| {
     let layout = &*LAYOUT;
     let mut t = Instances {
         mask: [0; PATTERN_INSTANCES],
@@ -363,7 +363,7 @@ struct SquareDigits {
     len: [u8; 64],
 }
 
-static SQUARE_DIGITS: Lazy<SquareDigits> = Lazy::new(|| {
+static SQUARE_DIGITS: LazyLock<SquareDigits> = LazyLock::new(|| {
     let t = &*INSTANCES;
     assert_eq!(t.mobility_from, DISC_INSTANCES);
     let mut s = SquareDigits {

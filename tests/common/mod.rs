@@ -32,7 +32,8 @@ pub fn flank(args: &[&str], stdin: &str) -> (i32, String, String) {
 /// The text of `rel` below the shared data directory (found by `flank::data::data_file`:
 /// `$FLANK_DATA`, else `../shared/data`, else the project's sibling at build time), or `None`
 /// after printing `SKIPPED <test>: …` ([`skipped`]) when it is missing. With
-/// `FLANK_REQUIRE_DATA=1` a missing file fails the test.
+/// `FLANK_REQUIRE_DATA=1`, or with `FLANK_DATA` set (a data directory was named, so it must
+/// hold the file), a missing file fails the test.
 pub fn data_file(rel: &str) -> Option<String> {
     let found = flank::data::data_file(rel).and_then(|path| {
         std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))
@@ -43,6 +44,10 @@ pub fn data_file(rel: &str) -> Option<String> {
             assert!(
                 std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
                 "{rel} is required (FLANK_REQUIRE_DATA=1): {e}"
+            );
+            assert!(
+                std::env::var_os("FLANK_DATA").is_none_or(|v| v.is_empty()),
+                "{rel} is required: FLANK_DATA names a data directory without it: {e}"
             );
             skipped(&e);
             None
