@@ -8,17 +8,27 @@
 //! - [`stats`]: Elo difference with its 95 % interval, and the GSPRT stop.
 //! - [`stakes`]: money amounts in cents and the settlement of a stake per game.
 //! - [`rounds`]: round values and the `--target-points` race.
-//! - [`runner`]: openings, the schedule of games over parallel workers, the summary.
+//! - [`openings`]: the built-in openings and openings files (for handicap games too).
+//! - [`schedule`]: the `MatchSpec` and, for each game, its opening, colours, start and clocks.
+//! - [`summary`]: each counted game's report, the match summary (the JSON output), the clock
+//!   fractions used.
+//! - [`text`]: the text output, one line per game and the summary.
+//! - [`runner`]: the games over parallel workers, counted in game order, stops, GGF output;
+//!   re-exports the public items of `openings`, `schedule`, `summary` and `text`.
 //!
 //! The full reference is `docs/match.md`.
 
 #[cfg(test)]
 pub(crate) mod fake;
 pub mod ggf;
+pub mod openings;
 pub mod player;
 pub mod process;
 pub mod referee;
 pub mod rounds;
 pub mod runner;
+pub mod schedule;
 pub mod stakes;
 pub mod stats;
+pub mod summary;
+pub mod text;

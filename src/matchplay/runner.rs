@@ -1,351 +1,39 @@
-//! The match runner: openings, the schedule of games over parallel workers, stops and the
-//! summary.
+//! The match runner: plays the scheduled games over parallel workers, hands each game its
+//! clocks through the referee, counts the results in game order, stops, and writes GGF.
 //!
-//! Game `i` (from 0) plays opening `(i / 2) mod openings` with player A black when `i` is even
-//! and white when it is odd, so every opening is played twice with colours swapped. Each
-//! worker owns one pair of players (engine processes) and plays one game at a time; results
+//! Each worker owns one pair of players (engine processes) and plays one game at a time; results
 //! are counted in game order (a finished game waits for the ones before it), so a stop by SPRT
 //! or by `--target-points` falls at the same game whatever the concurrency. Games still in
 //! flight after a stop are finished but not counted (their number is reported).
+//!
+//! The openings ([`super::openings`]), the spec and schedule ([`super::schedule`]), the
+//! summary ([`super::summary`]) and its text ([`super::text`]) live in their own files; their
+//! public items are re-exported here, so each is also reachable as `runner::X`.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::thread;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use serde::Serialize;
+use super::player::{Fault, Player};
+use super::referee::{GameOutcome, play_game};
+use super::stats::SprtState;
+use super::summary::count_game;
+use crate::othello::square::Color;
 
-use super::ggf;
-use super::player::{Fault, GameSetup, Player};
-use super::referee::{GameOutcome, RefereeConfig, play_game};
-use super::rounds::{Race, round_value};
-use super::stakes::{Ledger, Settlement, format_cents, settle};
-use super::stats::{Sprt, SprtState, Wdl};
-use crate::notation::{ParseError, parse_transcript_from};
-use crate::othello::Position;
-use crate::othello::game::handicap_position;
-use crate::othello::square::{Color, Move};
-
-/// The openings used when no file is given (and there is no handicap): four common lines
-/// after black's f5, each a few plies deep (perpendicular, parallel and diagonal openings).
-pub const BUILTIN_OPENINGS: [&str; 4] = ["f5d6c3d3c4", "f5f6e6f4", "f5f4e3f6d3", "f5d6c5f4e3"];
-
-/// The game cap when `--target-points` or `--sprt` decide the length and `--games` is not
-/// given.
-pub const UNBOUNDED_GAMES: u64 = 10_000;
-
-/// One opening: its text and its moves with the colour of each (passes explicit).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Opening {
-    /// The transcript as written (`f5d6c4d3`), empty for the start position.
-    pub text: String,
-    /// The moves from the game's start, each with the colour that plays it.
-    pub moves: Vec<(Color, Move)>,
-}
-
-/// Parses one transcript from `start` into an [`Opening`].
-///
-/// Errors: a bad or illegal move (the [`ParseError`] text); an opening after which neither
-/// side can move (the engines would play no move).
-pub fn parse_opening(start: Position, text: &str) -> Result<Opening, String> {
-    let (moves, end) = parse_transcript_from(start, text).map_err(|e: ParseError| e.to_string())?;
-    if end.board.is_game_over() {
-        return Err(format!(
-            "opening '{}' ends the game (no move would be left to play)",
-            crate::notation::clip(text.trim())
-        ));
-    }
-    let mut side = start.side;
-    let mut coloured = Vec::with_capacity(moves.len());
-    for m in moves {
-        coloured.push((side, m));
-        side = side.opposite();
-    }
-    Ok(Opening {
-        text: text.trim().to_string(),
-        moves: coloured,
-    })
-}
-
-/// Parses an openings file: one transcript per line; blank lines and lines starting with `#`
-/// or `%` are skipped.
-///
-/// Errors: the first bad line, as `line N: <reason>` (a bad or illegal move, an opening that
-/// ends the game); a file with no opening.
-pub fn parse_openings(start: Position, text: &str) -> Result<Vec<Opening>, String> {
-    let mut out = Vec::new();
-    for (n, t) in opening_lines(text) {
-        out.push(parse_opening(start, t).map_err(|e| format!("line {n}: {e}"))?);
-    }
-    if out.is_empty() {
-        return Err("no opening in the file".to_string());
-    }
-    Ok(out)
-}
-
-/// The opening lines of a file with their line numbers (from 1): trimmed, without blank
-/// lines, `#`/`%` comments and a byte-order mark.
-fn opening_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines().enumerate().filter_map(|(i, line)| {
-        let t = line.trim().trim_start_matches('\u{feff}').trim();
-        (!(t.is_empty() || t.starts_with('#') || t.starts_with('%'))).then_some((i + 1, t))
-    })
-}
-
-/// Parses an openings file for handicap games, which start from each of `starts` (the
-/// handicap position of either colour). A line playable from every start is kept (parsed
-/// from `starts[0]`); a line that is fine from the normal start position but not from some
-/// handicap start (a move onto a handicap corner, an illegal move or the end of the game
-/// because of the corners) is skipped and counted. Returns the kept openings and the number
-/// skipped.
-///
-/// Errors: a line that is bad even from the normal start position (`line N: <reason>`); a
-/// file with no opening; a file whose openings are all skipped.
-pub fn parse_openings_for_handicap(
-    starts: &[Position],
-    text: &str,
-) -> Result<(Vec<Opening>, usize), String> {
-    let first = *starts
-        .first()
-        .ok_or_else(|| "internal: no handicap start".to_string())?;
-    let mut out = Vec::new();
-    let mut skipped = 0;
-    for (n, t) in opening_lines(text) {
-        match parse_opening(first, t) {
-            Ok(o) if starts[1..].iter().all(|&s| parse_opening(s, t).is_ok()) => out.push(o),
-            _ => {
-                parse_opening(Position::start(), t).map_err(|e| format!("line {n}: {e}"))?;
-                skipped += 1;
-            }
-        }
-    }
-    if out.is_empty() {
-        return Err(if skipped == 0 {
-            "no opening in the file".to_string()
-        } else {
-            format!("none of its {skipped} openings can be played with the handicap corners")
-        });
-    }
-    Ok((out, skipped))
-}
-
-/// Player A or B.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    /// `--engine-a`.
-    A,
-    /// `--engine-b`.
-    B,
-}
-
-impl Side {
-    fn index(self) -> usize {
-        match self {
-            Side::A => 0,
-            Side::B => 1,
-        }
-    }
-}
-
-/// Everything that defines a match.
-#[derive(Clone, Debug)]
-pub struct MatchSpec {
-    /// Games to play (`None`: 2 × openings, or [`UNBOUNDED_GAMES`] with a target or SPRT).
-    pub games: Option<u64>,
-    /// Games played at once (≥ 1).
-    pub concurrency: usize,
-    /// The whole-game clock of A and of B, ms (`--time`, or `--time-a` / `--time-b` for time
-    /// odds); each side's clock goes with it to whichever colour it plays.
-    pub time_ms: [u64; 2],
-    /// The openings (at least one; the empty opening is the start position).
-    pub openings: Vec<Opening>,
-    /// Draw offers and command bounds.
-    pub referee: RefereeConfig,
-    /// `Some((side, corners))`: that side gets the corners in every game.
-    pub handicap: Option<(Side, u32)>,
-    /// Stop early by SPRT.
-    pub sprt: Option<Sprt>,
-    /// Stop when a player reaches this many round points.
-    pub target_points: Option<u32>,
-    /// Stake per game, cents.
-    pub stake: Option<u64>,
-    /// Display names of A and B (in records and the summary); an empty name becomes the
-    /// engine's `name` answer with `-A` / `-B` appended.
-    pub names: [String; 2],
-    /// GGF output file (appended, one game per line).
-    pub ggf: Option<std::path::PathBuf>,
-    /// Show the progress bar on stderr.
-    pub progress: bool,
-}
-
-impl MatchSpec {
-    /// The number of games scheduled.
-    pub fn total_games(&self) -> u64 {
-        match self.games {
-            Some(n) => n,
-            None if self.target_points.is_some() || self.sprt.is_some() => UNBOUNDED_GAMES,
-            None => 2 * self.openings.len() as u64,
-        }
-    }
-
-    /// The clocks of black and of white, ms (`[black, white]`), in a game where A plays
-    /// `a_color`.
-    pub fn clocks_by_color(&self, a_color: Color) -> [u64; 2] {
-        let [a, b] = self.time_ms;
-        match a_color {
-            Color::Black => [a, b],
-            Color::White => [b, a],
-        }
-    }
-
-    /// True when A and B have clocks of different lengths (time odds).
-    pub fn time_odds(&self) -> bool {
-        self.time_ms[0] != self.time_ms[1]
-    }
-
-    /// The position every game starts from (before the opening): the start position, or
-    /// the handicap position for `colour` of the handicapped side.
-    fn start_for(&self, handicap_color: Option<Color>) -> Result<Position, String> {
-        match (self.handicap, handicap_color) {
-            (Some((_, n)), Some(c)) => handicap_position(c, n).map_err(|e| e.to_string()),
-            _ => Ok(Position::start()),
-        }
-    }
-}
-
-/// One counted game.
-#[derive(Clone, Debug, Serialize)]
-pub struct GameReport {
-    /// Game number, from 1.
-    pub number: u64,
-    /// The opening's transcript.
-    pub opening: String,
-    /// The colour player A had.
-    pub a_color: String,
-    /// `a`, `b`, or `null` for a draw.
-    pub winner: Option<Side>,
-    /// Short reason code (`finished`, `time`, `illegal`, …, see `EndReason::code`).
-    pub reason: String,
-    /// The reason in words.
-    pub reason_text: String,
-    /// Black minus white on the last board: with the empties to the side ahead when the game
-    /// is over, the plain disc difference when it ended early (forfeit, agreed draw).
-    pub board_score: i32,
-    /// The round value from A's view (see `rounds`).
-    pub a_value: i32,
-    /// Draw offers made by A and by B.
-    pub offers: [u32; 2],
-    /// Clock used by A and by B, ms.
-    pub used_ms: [u64; 2],
-    /// The fraction of its own clock each of A and B used in this game (`used_ms` / that
-    /// side's clock, 0–1; see [`clock_fraction`]); 1 for a side that lost on time.
-    pub clock_used: [f64; 2],
-    /// The race's points of A and B after this round, with `--target-points`.
-    pub race_points: Option<[u32; 2]>,
-    /// The stake settlement for A and B, when playing for a stake.
-    pub settlement: Option<Settlement>,
-    /// The GGF record.
-    pub ggf: String,
-}
-
-/// Why the match ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StopReason {
-    /// All scheduled games were played.
-    Games,
-    /// The SPRT reached a bound.
-    Sprt,
-    /// A player reached `--target-points`.
-    TargetPoints,
-}
-
-/// The SPRT's state at the end.
-#[derive(Clone, Debug, Serialize)]
-pub struct SprtSummary {
-    /// The parameters.
-    pub params: Sprt,
-    /// The log-likelihood ratio.
-    pub llr: f64,
-    /// Lower and upper bounds.
-    pub bounds: (f64, f64),
-    /// Where it stands.
-    pub state: SprtState,
-}
-
-/// The stakes at the end.
-#[derive(Clone, Debug, Serialize)]
-pub struct StakeSummary {
-    /// Stake per game, cents.
-    pub stake: u64,
-    /// Totals (index 0 = A, 1 = B), cents.
-    pub ledger: Ledger,
-}
-
-/// The result of a match.
-#[derive(Clone, Debug, Serialize)]
-pub struct MatchSummary {
-    /// Names of A and B.
-    pub names: [String; 2],
-    /// The clocks of A and B, ms, only when they differ (time odds; `None`, and left out of
-    /// the JSON, when both have the same clock).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub clock_ms: Option<[u64; 2]>,
-    /// Games counted.
-    pub games: u64,
-    /// Wins, draws, losses from A's view.
-    pub a: Wdl,
-    /// Points of A and B (win 1, draw ½).
-    pub points: [f64; 2],
-    /// Mean round value from A's view (disc difference; forfeits ±64, agreed draws 0).
-    pub avg_disc_diff: f64,
-    /// Elo of A over B, and its 95 % interval (`null` when infinite or no games).
-    pub elo: Option<f64>,
-    /// Low end of the 95 % interval.
-    pub elo_low: Option<f64>,
-    /// High end of the 95 % interval.
-    pub elo_high: Option<f64>,
-    /// Forfeits by A and by B (time, illegal, wrong pass, resignation, crash, protocol).
-    pub forfeits: [u64; 2],
-    /// Losses on time by A and by B.
-    pub time_losses: [u64; 2],
-    /// The largest fraction of its own clock A and B used in any counted game (0–1; a game
-    /// lost on time counts 1; 0 before any game).
-    pub clock_used_max: [f64; 2],
-    /// The mean over the counted games of the fraction of its own clock A and B used (0–1;
-    /// a game lost on time counts 1; 0 before any game).
-    pub clock_used_mean: [f64; 2],
-    /// Games in which A and B used more than [`CLOCK_USED_LIMIT_PERCENT`] % of their own clock
-    /// (see [`over_clock_limit`]; a game lost on time is one).
-    pub games_over_95: [u64; 2],
-    /// Agreed draws.
-    pub agreed_draws: u64,
-    /// The SPRT, if requested.
-    pub sprt: Option<SprtSummary>,
-    /// The race to `--target-points`, if requested.
-    pub race: Option<Race>,
-    /// The stakes, if requested.
-    pub stakes: Option<StakeSummary>,
-    /// Why the match ended.
-    pub stopped_by: StopReason,
-    /// Games finished after the stop and not counted.
-    pub uncounted: u64,
-    /// The counted games, in order.
-    pub game_list: Vec<GameReport>,
-}
+pub use super::openings::{
+    BUILTIN_OPENINGS, Opening, parse_opening, parse_openings, parse_openings_for_handicap,
+};
+pub use super::schedule::{COMMAND_TIMEOUT, MIN_TIME_MS, MatchSpec, Side, UNBOUNDED_GAMES};
+pub use super::summary::{
+    CLOCK_USED_LIMIT_PERCENT, GameReport, MatchSummary, SprtSummary, StakeSummary, StopReason,
+    clock_fraction, over_clock_limit,
+};
+pub use super::text::{game_line, percent_text, seconds_text, summary_text};
 
 /// Makes the players: `factory(Side::A)` and `factory(Side::B)` once per worker.
 pub type Factory<'a> = dyn Fn(Side) -> Result<Box<dyn Player>, Fault> + Sync + 'a;
-
-fn now_unix() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
 
 /// `name` with each control character (newline, tab, escape, …) replaced by a space and the
 /// ends trimmed: a name fit for one line of output.
@@ -364,22 +52,7 @@ fn play_one(
     a: &mut dyn Player,
     b: &mut dyn Player,
 ) -> Result<(GameOutcome, Color, usize), String> {
-    let a_color = if i.is_multiple_of(2) {
-        Color::Black
-    } else {
-        Color::White
-    };
-    let oi = ((i / 2) % spec.openings.len() as u64) as usize;
-    let handicap_color = spec.handicap.map(|(side, _)| match side {
-        Side::A => a_color,
-        Side::B => a_color.opposite(),
-    });
-    let setup = GameSetup {
-        start: spec.start_for(handicap_color)?,
-        handicap: spec.handicap.zip(handicap_color).map(|((_, n), c)| (c, n)),
-        opening: spec.openings[oi].moves.clone(),
-        time_ms: spec.clocks_by_color(a_color),
-    };
+    let (setup, a_color, oi) = spec.game_setup(i)?;
     let outcome = if a_color == Color::Black {
         play_game(a, b, &setup, &spec.referee)?
     } else {
@@ -488,32 +161,7 @@ pub fn run_match(
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(u64, Result<(GameOutcome, Color, usize), String>)>();
-    let mut summary = MatchSummary {
-        names: spec.names.clone(),
-        clock_ms: spec.time_odds().then_some(spec.time_ms),
-        games: 0,
-        a: Wdl::default(),
-        points: [0.0, 0.0],
-        avg_disc_diff: 0.0,
-        elo: None,
-        elo_low: None,
-        elo_high: None,
-        forfeits: [0, 0],
-        time_losses: [0, 0],
-        clock_used_max: [0.0, 0.0],
-        clock_used_mean: [0.0, 0.0],
-        games_over_95: [0, 0],
-        agreed_draws: 0,
-        sprt: None,
-        race: spec.target_points.map(Race::new),
-        stakes: spec.stake.map(|stake| StakeSummary {
-            stake,
-            ledger: Ledger::default(),
-        }),
-        stopped_by: StopReason::Games,
-        uncounted: 0,
-        game_list: Vec::new(),
-    };
+    let mut summary = MatchSummary::new(spec);
     let mut disc_sum: i64 = 0;
     let mut pending: BTreeMap<u64, (GameOutcome, Color, usize)> = BTreeMap::new();
     let mut next_count = 0u64;
@@ -620,327 +268,8 @@ pub fn run_match(
     {
         return Err(e);
     }
-    if summary.games > 0 {
-        summary.avg_disc_diff = disc_sum as f64 / summary.games as f64;
-        for k in 0..2 {
-            let sum: f64 = summary.game_list.iter().map(|g| g.clock_used[k]).sum();
-            summary.clock_used_mean[k] = sum / summary.games as f64;
-        }
-    }
-    let (e, lo, hi) = summary.a.elo_interval();
-    (summary.elo, summary.elo_low, summary.elo_high) = (e, lo, hi);
+    summary.finish(disc_sum);
     Ok(summary)
-}
-
-/// Adds one finished game (number `number`, from 1) to the summary and returns its report.
-fn count_game(
-    spec: &MatchSpec,
-    summary: &mut MatchSummary,
-    disc_sum: &mut i64,
-    number: u64,
-    outcome: &GameOutcome,
-    a_color: Color,
-    oi: usize,
-) -> GameReport {
-    let winner = outcome
-        .winner
-        .map(|c| if c == a_color { Side::A } else { Side::B });
-    match winner {
-        Some(Side::A) => summary.a.wins += 1,
-        Some(Side::B) => summary.a.losses += 1,
-        None => summary.a.draws += 1,
-    }
-    summary.games += 1;
-    let a_points = summary.a.points();
-    summary.points = [a_points, summary.games as f64 - a_points];
-    if let Some(c) = outcome.forfeited_by() {
-        let k = if c == a_color { 0 } else { 1 };
-        summary.forfeits[k] += 1;
-        if outcome.reason == super::referee::EndReason::Time {
-            summary.time_losses[k] += 1;
-        }
-    }
-    if matches!(outcome.reason, super::referee::EndReason::DrawAgreed(_)) {
-        summary.agreed_draws += 1;
-    }
-    let a_value = round_value(outcome, a_color);
-    *disc_sum += i64::from(a_value);
-    let race_points = summary.race.as_mut().map(|race| {
-        race.add(a_value);
-        race.points
-    });
-    let settlement = summary.stakes.as_mut().map(|st| {
-        let s = settle(st.stake, winner.map(Side::index));
-        st.ledger.add(&s);
-        s
-    });
-    if let Some(params) = spec.sprt {
-        summary.sprt = Some(SprtSummary {
-            params,
-            llr: params.llr(&summary.a),
-            bounds: params.bounds(),
-            state: params.state(&summary.a),
-        });
-    }
-    let (black, white) = if a_color == Color::Black {
-        (&spec.names[0], &spec.names[1])
-    } else {
-        (&spec.names[1], &spec.names[0])
-    };
-    let k = |c: Color| if c == a_color { 0 } else { 1 };
-    let by_color = |v: [u32; 2]| {
-        let mut r = [0; 2];
-        r[k(Color::Black)] = v[0];
-        r[k(Color::White)] = v[1];
-        r
-    };
-    let mut used = [0u64; 2];
-    used[k(Color::Black)] = outcome.used_ms[0];
-    used[k(Color::White)] = outcome.used_ms[1];
-    let mut lost_on_time = [false; 2];
-    if outcome.reason == super::referee::EndReason::Time
-        && let Some(c) = outcome.forfeited_by()
-    {
-        lost_on_time[k(c)] = true;
-    }
-    // Each side's figures are against its own clock (they differ with time odds).
-    let clock_used = [0, 1].map(|j| clock_fraction(used[j], spec.time_ms[j], lost_on_time[j]));
-    for j in 0..2 {
-        summary.clock_used_max[j] = summary.clock_used_max[j].max(clock_used[j]);
-        if over_clock_limit(used[j], spec.time_ms[j], lost_on_time[j]) {
-            summary.games_over_95[j] += 1;
-        }
-    }
-    GameReport {
-        number,
-        opening: spec.openings[oi].text.clone(),
-        a_color: a_color.to_string(),
-        winner,
-        reason: outcome.reason.code().to_string(),
-        reason_text: ggf::reason_text(outcome),
-        board_score: outcome.board_score,
-        a_value,
-        offers: by_color(outcome.offers),
-        used_ms: used,
-        clock_used,
-        race_points,
-        settlement,
-        ggf: ggf::record(
-            outcome,
-            black,
-            white,
-            spec.clocks_by_color(a_color),
-            now_unix(),
-        ),
-    }
-}
-
-/// The limit on the clock a side may use in one game, percent: a game above it counts in
-/// [`MatchSummary::games_over_95`] (issue #5 asks for none above 95 %).
-pub const CLOCK_USED_LIMIT_PERCENT: u64 = 95;
-
-/// The fraction (0–1) of a `time_ms` clock that `used_ms` (ms) is: 1 when the side lost on
-/// time (`lost_on_time`), at most 1, and 0 for a zero clock (never NaN).
-pub fn clock_fraction(used_ms: u64, time_ms: u64, lost_on_time: bool) -> f64 {
-    if lost_on_time {
-        1.0
-    } else if time_ms == 0 {
-        0.0
-    } else {
-        (used_ms as f64 / time_ms as f64).min(1.0)
-    }
-}
-
-/// True when a side used more than [`CLOCK_USED_LIMIT_PERCENT`] % of its `time_ms` clock
-/// (`used_ms`, both ms; compared in integers, so exactly 95 % is not over) or lost on time.
-pub fn over_clock_limit(used_ms: u64, time_ms: u64, lost_on_time: bool) -> bool {
-    lost_on_time
-        || u128::from(used_ms) * 100 > u128::from(time_ms) * u128::from(CLOCK_USED_LIMIT_PERCENT)
-}
-
-/// A fraction (0–1) as a percentage with two decimals, rounded down (`0.95049` is
-/// `95.04 %`), so a side that used all its clock is the only one shown at `100.00 %`.
-pub fn percent_text(fraction: f64) -> String {
-    // The small addend keeps 0.9504 (9503.99… basis points in floating point) at 95.04.
-    let bp = (fraction * 10_000.0 + 1e-6).floor().max(0.0);
-    format!("{:.2} %", bp / 100.0)
-}
-
-/// One line per counted game for the text output: number, colours, winner, reason, round
-/// value, the fraction of its clock each player used, and the settlement when playing for a
-/// stake.
-pub fn game_line(spec: &MatchSpec, r: &GameReport) -> String {
-    let (a, b) = (&spec.names[0], &spec.names[1]);
-    let (black, white) = if r.a_color == "black" { (a, b) } else { (b, a) };
-    let who = match r.winner {
-        Some(Side::A) => format!("{a} wins"),
-        Some(Side::B) => format!("{b} wins"),
-        None => "draw".to_string(),
-    };
-    let mut s = format!(
-        "game {}: {black} (black) vs {white} (white), opening {}: {who}, {} ({}), round value for {a}: {:+}",
-        r.number,
-        if r.opening.is_empty() {
-            "none"
-        } else {
-            &r.opening
-        },
-        r.reason_text,
-        board_text(r.board_score),
-        r.a_value
-    );
-    s.push_str(&format!(
-        ", clock used {a} {} {b} {}",
-        percent_text(r.clock_used[0]),
-        percent_text(r.clock_used[1])
-    ));
-    if let Some([pa, pb]) = r.race_points {
-        s.push_str(&format!(", race {a} {pa} - {b} {pb}"));
-    }
-    if let Some(st) = &r.settlement {
-        s.push_str(&format!(
-            ", payout {a} {} {b} {}, commission {}",
-            format_cents(st.payout[0] as i64),
-            format_cents(st.payout[1] as i64),
-            format_cents(st.commission as i64)
-        ));
-    }
-    s
-}
-
-fn board_text(score: i32) -> String {
-    match score.cmp(&0) {
-        std::cmp::Ordering::Greater => format!("board B+{score}"),
-        std::cmp::Ordering::Less => format!("board W+{}", -score),
-        std::cmp::Ordering::Equal => "board even".to_string(),
-    }
-}
-
-/// `e` with a sign and one decimal, `+inf`/`-inf`; values that round to zero print `+0.0`.
-fn elo_text(e: f64) -> String {
-    if e.is_finite() {
-        format!("{:+.1}", no_negative_zero(e, 1))
-    } else if e > 0.0 {
-        "+inf".to_string()
-    } else {
-        "-inf".to_string()
-    }
-}
-
-/// `x`, or +0.0 when it rounds to zero at `decimals` decimals (so text never shows `-0.0`).
-fn no_negative_zero(x: f64, decimals: i32) -> f64 {
-    if (x * 10f64.powi(decimals)).round() == 0.0 {
-        0.0
-    } else {
-        x
-    }
-}
-
-/// A clock of `ms` milliseconds as seconds for the text output, without trailing zeros:
-/// `10 s`, `2.5 s`, `0.125 s`.
-pub fn seconds_text(ms: u64) -> String {
-    let (whole, frac) = (ms / 1000, ms % 1000);
-    if frac == 0 {
-        format!("{whole} s")
-    } else {
-        let digits = format!("{frac:03}");
-        format!("{whole}.{} s", digits.trim_end_matches('0'))
-    }
-}
-
-/// The summary as text lines (with a `time odds:` line after the first when A's and B's
-/// clocks differ).
-pub fn summary_text(s: &MatchSummary) -> String {
-    let (a, b) = (&s.names[0], &s.names[1]);
-    let mut out = String::new();
-    out.push_str(&format!(
-        "{a} vs {b}: {} games, {a} +{} ={} -{}, points {} - {}, average disc difference {:+.2}\n",
-        s.games, s.a.wins, s.a.draws, s.a.losses, s.points[0], s.points[1], s.avg_disc_diff
-    ));
-    if let Some([ta, tb]) = s.clock_ms {
-        out.push_str(&format!(
-            "time odds: {a} {} per game, {b} {} per game\n",
-            seconds_text(ta),
-            seconds_text(tb)
-        ));
-    }
-    if let Some((e, lo, hi)) = s.a.elo_interval_raw() {
-        out.push_str(&format!(
-            "Elo difference ({a} - {b}): {}, 95 % interval [{}, {}]\n",
-            elo_text(e),
-            elo_text(lo),
-            elo_text(hi)
-        ));
-    }
-    out.push_str(&format!(
-        "forfeits: {a} {} ({} on time), {b} {} ({} on time); agreed draws {}\n",
-        s.forfeits[0], s.time_losses[0], s.forfeits[1], s.time_losses[1], s.agreed_draws
-    ));
-    let clock = |k: usize| {
-        format!(
-            "max {} mean {}, {} game(s) over {CLOCK_USED_LIMIT_PERCENT} %",
-            percent_text(s.clock_used_max[k]),
-            percent_text(s.clock_used_mean[k]),
-            s.games_over_95[k]
-        )
-    };
-    out.push_str(&format!("clock used: {a} {}; {b} {}\n", clock(0), clock(1)));
-    if let Some(sp) = &s.sprt {
-        out.push_str(&format!(
-            "SPRT elo0 {} elo1 {} alpha {} beta {}: LLR {:.3} bounds [{:.3}, {:.3}] -> {}\n",
-            sp.params.elo0,
-            sp.params.elo1,
-            sp.params.alpha,
-            sp.params.beta,
-            no_negative_zero(sp.llr, 3),
-            sp.bounds.0,
-            sp.bounds.1,
-            match sp.state {
-                SprtState::Continue => "no decision",
-                SprtState::H0 => "H0 accepted (elo0)",
-                SprtState::H1 => "H1 accepted (elo1)",
-            }
-        ));
-    }
-    if let Some(r) = &s.race {
-        out.push_str(&format!(
-            "race to {} points: {a} {} - {b} {} after {} rounds{}\n",
-            r.target,
-            r.points[0],
-            r.points[1],
-            r.rounds.len(),
-            match r.winner {
-                Some(0) => format!(", {a} wins the race"),
-                Some(_) => format!(", {b} wins the race"),
-                None => ", no winner".to_string(),
-            }
-        ));
-    }
-    if let Some(st) = &s.stakes {
-        let l = &st.ledger;
-        out.push_str(&format!(
-            "stakes {} per game: {a} paid out {} (net {}), {b} paid out {} (net {}), commission {} of pots {}\n",
-            format_cents(st.stake as i64),
-            format_cents(l.payout[0] as i64),
-            format_cents(l.net[0]),
-            format_cents(l.payout[1] as i64),
-            format_cents(l.net[1]),
-            format_cents(l.commission as i64),
-            format_cents(l.pots as i64),
-        ));
-    }
-    if s.stopped_by != StopReason::Games || s.uncounted > 0 {
-        out.push_str(&format!(
-            "stopped by {}; {} game(s) finished after the stop not counted\n",
-            match s.stopped_by {
-                StopReason::Games => "the game count",
-                StopReason::Sprt => "the SPRT",
-                StopReason::TargetPoints => "the target points",
-            },
-            s.uncounted
-        ));
-    }
-    out
 }
 
 /// The default concurrency: one game per two cores (each engine may use threads), at
@@ -952,18 +281,13 @@ pub fn default_concurrency() -> usize {
         .max(1)
 }
 
-/// The shortest clock `--time` (and `--time-a`, `--time-b`) accepts, ms (0.1 s): below it no
-/// engine can answer a command in time, and the GGF `TI` (whole seconds, rounded up) would
-/// misstate it.
-pub const MIN_TIME_MS: u64 = 100;
-
-/// The command timeout used for everything not on a clock.
-pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::matchplay::fake::{Fake, Policy};
+    use crate::matchplay::referee::RefereeConfig;
+    use crate::matchplay::stats::{Sprt, Wdl};
+    use crate::othello::Position;
     use std::sync::Arc;
     use std::sync::atomic::AtomicU32;
     use std::time::Duration;
@@ -1170,35 +494,7 @@ mod tests {
     }
 
     #[test]
-    fn openings_that_clash_with_the_handicap_are_skipped() {
-        // Line 2 plays a1, a handicap corner: skipped for every handicap; line 4 is bad
-        // from any start: an error.
-        let starts = |n| [Color::White, Color::Black].map(|c| handicap_position(c, n).unwrap());
-        let text = "f5d6c3d3c4\nf5f4c3c4b3b2a1f6\n# x\nf5f6e6f4\n";
-        for n in 1..=4 {
-            let (o, skipped) = parse_openings_for_handicap(&starts(n), text).unwrap();
-            assert_eq!(skipped, 1, "n={n}");
-            let kept: Vec<&str> = o.iter().map(|o| o.text.as_str()).collect();
-            assert_eq!(kept, ["f5d6c3d3c4", "f5f6e6f4"], "n={n}");
-            assert_eq!(o[0].moves[1], (Color::White, "d6".parse().unwrap()));
-        }
-        assert_eq!(
-            parse_openings_for_handicap(&starts(1), "f5d6\nf5a8\n").unwrap_err(),
-            "line 2: illegal move 'a8' at move 2"
-        );
-        assert_eq!(
-            parse_openings_for_handicap(&starts(1), "f5f4c3c4b3b2a1f6\n").unwrap_err(),
-            "none of its 1 openings can be played with the handicap corners"
-        );
-    }
-
-    #[test]
-    fn no_negative_zero_in_the_text() {
-        assert_eq!(elo_text(-0.0), "+0.0");
-        assert_eq!(elo_text(-0.04), "+0.0");
-        assert_eq!(elo_text(-0.05), "-0.1");
-        assert_eq!(elo_text(12.34), "+12.3");
-        assert_eq!(elo_text(f64::NEG_INFINITY), "-inf");
+    fn an_even_match_shows_elo_plus_zero() {
         // The same deterministic game twice with colours swapped: one win and one loss,
         // Elo 0, printed +0.0.
         let mut s = spec(&["f5d6"]);
@@ -1235,24 +531,6 @@ mod tests {
             names: m.names.clone(),
             ..s.clone()
         }
-    }
-
-    #[test]
-    fn clock_fractions_and_the_95_percent_limit() {
-        assert_eq!(clock_fraction(2_500, 10_000, false), 0.25);
-        assert_eq!(clock_fraction(9_000, 10_000, true), 1.0);
-        assert_eq!(clock_fraction(12_000, 10_000, false), 1.0);
-        assert_eq!(clock_fraction(5, 0, false), 0.0);
-        assert!(!over_clock_limit(9_500, 10_000, false));
-        assert!(over_clock_limit(9_501, 10_000, false));
-        assert!(over_clock_limit(0, 10_000, true));
-        assert!(!over_clock_limit(u64::MAX / 2, u64::MAX, false));
-        assert!(over_clock_limit(u64::MAX, u64::MAX, false));
-        assert_eq!(percent_text(0.9504), "95.04 %");
-        assert_eq!(percent_text(0.95049), "95.04 %");
-        assert_eq!(percent_text(0.99999), "99.99 %");
-        assert_eq!(percent_text(1.0), "100.00 %");
-        assert_eq!(percent_text(0.0), "0.00 %");
     }
 
     /// A's chosen moves in a game, from its GGF record (`B[f5//0.02]`: a chosen move
@@ -1396,35 +674,5 @@ mod tests {
         assert!(!summary_text(&m).contains("time odds"));
         assert!(serde_json::to_value(&m).unwrap().get("clock_ms").is_none());
         assert!(m.game_list[0].ggf.contains("TI[1:00]TY[8]"));
-    }
-
-    #[test]
-    fn clock_seconds_in_the_text() {
-        assert_eq!(seconds_text(10_000), "10 s");
-        assert_eq!(seconds_text(2_500), "2.5 s");
-        assert_eq!(seconds_text(125), "0.125 s");
-        assert_eq!(seconds_text(600_000), "600 s");
-        assert_eq!(seconds_text(1_050), "1.05 s");
-    }
-
-    #[test]
-    fn openings_files() {
-        let o = parse_openings(Position::start(), "# XOT\nf5d6c4d3\n\n%c\nf5f6\n").unwrap();
-        assert_eq!(o.len(), 2);
-        assert_eq!(o[0].moves.len(), 4);
-        assert_eq!(o[0].moves[1].0, Color::White);
-        assert_eq!(
-            parse_openings(Position::start(), "f5d6\nf5a1\n").unwrap_err(),
-            "line 2: illegal move 'a1' at move 2"
-        );
-        assert!(parse_openings(Position::start(), "# nothing\n").is_err());
-        // An opening after which nobody can move (black wipes white out) is refused.
-        assert_eq!(
-            parse_openings(Position::start(), "f5d6\n\nf5d6c5f4e3f6g5e6e7\n").unwrap_err(),
-            "line 3: opening 'f5d6c5f4e3f6g5e6e7' ends the game (no move would be left to play)"
-        );
-        for t in BUILTIN_OPENINGS {
-            assert!(parse_opening(Position::start(), t).is_ok(), "{t}");
-        }
     }
 }
