@@ -32,8 +32,8 @@ pub const MAX_LINE: u64 = 64 * 1024;
 pub const STARTUP_TIMEOUT_MS: u64 = 30_000;
 
 /// Process group ids (= engine pids) of every engine started and not yet killed.
-static LIVE_GROUPS: once_cell::sync::Lazy<Mutex<HashSet<i32>>> =
-    once_cell::sync::Lazy::new(|| Mutex::new(HashSet::new()));
+static LIVE_GROUPS: std::sync::LazyLock<Mutex<HashSet<i32>>> =
+    std::sync::LazyLock::new(|| Mutex::new(HashSet::new()));
 
 /// Sends SIGKILL to the process group of every live engine and forgets them: used by the
 /// SIGINT/SIGTERM handler of `flank match` before it exits. Returns how many groups were
