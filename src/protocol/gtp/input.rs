@@ -1,0 +1,290 @@
+//! GTP input: the reader thread that reads lines ahead of the session and stamps their
+//! arrival, bounded line reads, and the session's inbox, which a running search watches so
+//! that a new line can stop it.
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::time::{Duration, Instant};
+
+use super::{Command, MAX_LINE_BYTES, clean_line};
+
+/// Input arriving within this many ms of a command's line counts as sent together with it:
+/// it does not stop that command's search (see [`run`](super::run)).
+pub const TOGETHER_MS: u64 = 20;
+
+/// Lines the reader thread may read ahead of the session (it then waits).
+pub(super) const READ_AHEAD_LINES: usize = 256;
+
+/// How often a watched search looks at its inbox and re-asserts a stop, in ms.
+const WATCH_POLL_MS: u64 = 2;
+
+/// How [`read_line_bounded`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineRead {
+    /// End of input before any byte.
+    Eof,
+    /// A whole line (its `#` comment dropped) is in the buffer.
+    Line,
+    /// The line had more than the allowed bytes before its comment: the buffer holds its
+    /// start, the rest was read and discarded.
+    TooLong,
+}
+
+/// Reads one line (up to and including `\n`, or to end of input) into `buf` without the `\n`,
+/// in the reader's own chunks, keeping at most `max` bytes: everything from the first `#` (a comment) is read
+/// and dropped, and a line with more than `max` bytes before it is read to its end, keeping
+/// only the first `max`. `#` and `\n` never occur inside a UTF-8 sequence, so cutting there is
+/// safe.
+fn read_line_bounded<R: BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<LineRead> {
+    buf.clear();
+    let mut read_any = false;
+    let mut in_comment = false;
+    let mut too_long = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        read_any = true;
+        // `part` is this chunk's share of the line, without the `\n`.
+        let (part, used, at_end) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], i + 1, true),
+            None => (chunk, chunk.len(), false),
+        };
+        if !in_comment && !too_long {
+            let (content, hash) = match part.iter().position(|&b| b == b'#') {
+                Some(i) => (&part[..i], true),
+                None => (part, false),
+            };
+            let room = max - buf.len();
+            if content.len() > room {
+                buf.extend_from_slice(&content[..room]);
+                too_long = true;
+            } else {
+                buf.extend_from_slice(content);
+                in_comment = hash;
+            }
+        }
+        input.consume(used);
+        if at_end {
+            break;
+        }
+    }
+    Ok(if too_long {
+        LineRead::TooLong
+    } else if read_any {
+        LineRead::Line
+    } else {
+        LineRead::Eof
+    })
+}
+
+/// One item of input, as the reader thread passes it on.
+pub(super) enum Input {
+    /// A line without its `\n` and `#` comment (invalid UTF-8 replaced).
+    Line(String),
+    /// The start of a line longer than [`MAX_LINE_BYTES`].
+    TooLong(String),
+    /// End of input.
+    End,
+    /// A read error.
+    Failed(io::Error),
+}
+
+/// An input item and when it arrived: when the read that completed it returned.
+pub(super) struct Arrival {
+    /// The item.
+    pub(super) input: Input,
+    /// When it arrived.
+    pub(super) at: Instant,
+}
+
+/// The session's side of the reader thread: its channel, and the items a watched search
+/// already took off it, in order.
+pub(super) struct Inbox {
+    rx: Receiver<Arrival>,
+    pending: VecDeque<Arrival>,
+}
+
+impl Inbox {
+    /// An inbox on the reader thread's channel, nothing queued yet.
+    pub(super) fn new(rx: Receiver<Arrival>) -> Inbox {
+        Inbox {
+            rx,
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// The next item: queued ones first; a reader gone without a word is the end of input.
+    pub(super) fn next(&mut self) -> Arrival {
+        self.pending.pop_front().unwrap_or_else(|| {
+            self.rx.recv().unwrap_or_else(|_| Arrival {
+                input: Input::End,
+                at: Instant::now(),
+            })
+        })
+    }
+
+    /// Watches the input during a search until `done`: every item is queued; once one has
+    /// arrived after `since`, `stop` is set, and set again every few ms (a search clears it
+    /// when it starts, and one command may run several).
+    pub(super) fn watch(&mut self, since: Instant, stop: &AtomicBool, done: &AtomicBool) {
+        let poll = Duration::from_millis(WATCH_POLL_MS);
+        let mut stopping = false;
+        let mut gone = false;
+        while !done.load(Ordering::Relaxed) {
+            if stopping {
+                stop.store(true, Ordering::Relaxed);
+            }
+            if gone {
+                std::thread::sleep(poll);
+                continue;
+            }
+            match self.rx.recv_timeout(poll) {
+                Ok(a) => {
+                    if a.at > since {
+                        stopping = true;
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    self.pending.push_back(a);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => gone = true,
+            }
+        }
+    }
+}
+
+/// A `BufRead` that notes when fresh data last came in: [`Stamped::at`] is the time the
+/// latest `fill_buf` returned after everything before had been consumed (so the inner reader
+/// may have waited for input), which is when the data it returned arrived.
+struct Stamped<R> {
+    inner: R,
+    at: Instant,
+    /// Bytes of the last `fill_buf` not consumed yet.
+    left: usize,
+}
+
+impl<R: BufRead> Read for Stamped<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let buf = self.fill_buf()?;
+            let n = buf.len().min(out.len());
+            out[..n].copy_from_slice(&buf[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Stamped<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        let fresh = self.left == 0;
+        let buf = self.inner.fill_buf()?;
+        if fresh {
+            self.at = Instant::now();
+        }
+        self.left = buf.len();
+        Ok(buf)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.left = self.left.saturating_sub(n);
+        self.inner.consume(n);
+    }
+}
+
+/// True if `line` is a well-formed `quit` (with or without an id): the last line a session
+/// reads.
+fn is_quit(line: &str) -> bool {
+    let Some(cleaned) = clean_line(line) else {
+        return false;
+    };
+    let mut tokens: Vec<&str> = cleaned.split_whitespace().collect();
+    if tokens[0].bytes().all(|b| b.is_ascii_digit()) {
+        tokens.remove(0);
+    }
+    matches!(
+        tokens
+            .split_first()
+            .map(|(name, args)| Command::parse(name, args)),
+        Some(Ok(Command::Quit))
+    )
+}
+
+/// The reader thread: reads `input` line by line (as [`read_line_bounded`] does, at most
+/// [`MAX_LINE_BYTES`] a line) and sends every line with its arrival time, until the end of
+/// input (sent too), a read error (sent), a well-formed `quit` line (nothing after it is
+/// read) or a session that has ended.
+pub(super) fn read_input<R: BufRead>(input: R, tx: SyncSender<Arrival>) {
+    let mut input = Stamped {
+        inner: input,
+        at: Instant::now(),
+        left: 0,
+    };
+    let mut buf = Vec::new();
+    loop {
+        let (item, last) = match read_line_bounded(&mut input, &mut buf, MAX_LINE_BYTES) {
+            Ok(LineRead::Eof) => (Input::End, true),
+            Ok(LineRead::Line) => {
+                let line = String::from_utf8_lossy(&buf).into_owned();
+                let quit = is_quit(&line);
+                (Input::Line(line), quit)
+            }
+            Ok(LineRead::TooLong) => (
+                Input::TooLong(String::from_utf8_lossy(&buf).into_owned()),
+                false,
+            ),
+            Err(e) => (Input::Failed(e), true),
+        };
+        let sent = tx.send(Arrival {
+            input: item,
+            at: input.at,
+        });
+        if sent.is_err() || last {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounded_reading_across_small_chunks() {
+        // A 3-byte buffer splits lines, comments and the limit across chunks.
+        let text = "ab#c#d\n0123456789\n01234\n#x\n\nlast";
+        let mut r = io::BufReader::with_capacity(3, text.as_bytes());
+        let mut buf = Vec::new();
+        let mut got = Vec::new();
+        loop {
+            let status = read_line_bounded(&mut r, &mut buf, 5).unwrap();
+            if status == LineRead::Eof {
+                break;
+            }
+            got.push((status, String::from_utf8(buf.clone()).unwrap()));
+        }
+        let want = [
+            (LineRead::Line, "ab"),
+            (LineRead::TooLong, "01234"),
+            (LineRead::Line, "01234"),
+            (LineRead::Line, ""),
+            (LineRead::Line, ""),
+            (LineRead::Line, "last"),
+        ];
+        let want: Vec<(LineRead, String)> = want.iter().map(|&(s, t)| (s, t.to_string())).collect();
+        assert_eq!(got, want);
+    }
+}
