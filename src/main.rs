@@ -1,26 +1,26 @@
 //! The `flank` binary: the clap command line (`gtp`, `solve`, `analyze`, `perft`, `bench`, `train`, and the
-//! global `--eval`).
+//! global `--eval`), each subcommand handed to its module of [`flank::cli`].
 //!
 //! Plain `flank` runs the GTP loop on stdin/stdout. Errors end the process with a one-line
 //! reason on stderr and exit status 2; `solve` exits 1 when any result disagrees with the
 //! scores its input lists.
 
-use std::fs::File;
-use std::io::{self, BufReader, Write};
+use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand};
 
-use flank::Board;
-use flank::cli::solve::{
-    SolveKind, SolveOptions, per_second, read_problems, run_solve, solve_problems,
+use flank::cli::values::{
+    IdRanges, MpcSetting, NumberList, parse_empties, parse_id_ranges, parse_level, parse_move_time,
+    parse_mpc, parse_phases, parse_rate, parse_seconds, parse_whole_number,
 };
+use flank::cli::{self, all_cores};
 use flank::engine::{Engine, EngineConfig};
-use flank::othello::perft::{PassRule, perft};
+use flank::matchplay::runner::Side;
+use flank::othello::perft::PassRule;
 use flank::protocol::gtp::GtpOptions;
 
 /// flank: an Othello (Reversi) engine speaking GTP, with an exact endgame solver.
@@ -55,28 +55,14 @@ struct MpcArg {
     mpc: Option<MpcSetting>,
 }
 
-/// A parsed `--mpc` value: `None` = off, else the confidence `t`.
-#[derive(Clone, Copy, Debug)]
-struct MpcSetting(Option<f64>);
-
-fn parse_mpc(s: &str) -> Result<MpcSetting, String> {
-    if s.eq_ignore_ascii_case("off") {
-        return Ok(MpcSetting(None));
-    }
-    match s.parse::<f64>() {
-        Ok(t) if t.is_finite() && t > 0.0 && t <= 10.0 => Ok(MpcSetting(Some(t))),
-        _ => Err(format!(
-            "expected `off` or a number of standard deviations in (0, 10], got '{s}'"
-        )),
-    }
-}
-
 impl MpcArg {
-    /// Applies the setting to `engine` (the engine's default when not given).
-    fn apply(&self, engine: &mut Engine) {
+    /// A new engine with `config` and this setting (the engine's default when not given).
+    fn engine(&self, config: EngineConfig) -> Result<Engine> {
+        let mut engine = Engine::try_new(config)?;
         if let Some(m) = self.mpc {
             engine.set_mid_mpc(m.0);
         }
+        Ok(engine)
     }
 }
 
@@ -154,11 +140,6 @@ impl EngineArgs {
     }
 }
 
-/// The number of cores (1 if unknown): the default thread count of `gtp` and `solve`.
-fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 #[derive(Args, Debug, Default)]
 struct GtpArgs {
     #[command(flatten)]
@@ -203,31 +184,6 @@ where
             .and_then(|v| T::try_from(v as u64).ok())
             .ok_or_else(|| format!("expected a whole number in {lo}..={hi}"))
     }
-}
-
-/// Parses a whole number >= 0 (a seed), naming what is wrong otherwise.
-fn parse_whole_number(s: &str) -> Result<u64, String> {
-    use std::num::IntErrorKind;
-    s.trim().parse::<u64>().map_err(|e| match e.kind() {
-        IntErrorKind::PosOverflow => format!("'{s}' is too large (at most {})", u64::MAX),
-        _ => format!("expected a whole number >= 0, got '{s}'"),
-    })
-}
-
-/// Parses `--move-time`: whole ms, at most [`flank::engine::timeman::MAX_MOVE_MS`] (an hour, the cap
-/// of every search).
-fn parse_move_time(s: &str) -> Result<u64, String> {
-    let max = flank::engine::timeman::MAX_MOVE_MS;
-    match s.trim().parse::<u128>() {
-        Ok(v) if v <= u128::from(max) => Ok(v as u64),
-        Ok(_) => Err(format!("'{s}' ms is more than an hour (at most {max})")),
-        Err(_) => Err(format!("expected a whole number of ms >= 0, got '{s}'")),
-    }
-}
-
-fn parse_level(s: &str) -> Result<flank::engine::level::Level, String> {
-    s.parse()
-        .map_err(|e: flank::engine::level::LevelError| e.to_string())
 }
 
 #[derive(Args, Debug)]
@@ -482,76 +438,6 @@ struct TrainArgs {
     net_rate: Option<f32>,
 }
 
-/// The numbers of `--net-phases` or `--net-empties`.
-#[derive(Clone, Debug)]
-struct NumberList(Vec<usize>);
-
-/// Parses `--net-phases`: `none`, or comma-separated phases and ranges (`1,2`, `0-3`).
-fn parse_phases(s: &str) -> Result<NumberList, String> {
-    parse_list(s, flank::eval::pattern::NUM_PHASES - 1, "a phase")
-}
-
-/// Parses `--net-empties`: `none`, or comma-separated empties counts and ranges (`4,5`, `2-9`).
-fn parse_empties(s: &str) -> Result<NumberList, String> {
-    parse_list(s, 60, "an empties count")
-}
-
-/// A list of numbers 0..=`max` and ranges, or `none`; `what` names one in errors.
-fn parse_list(s: &str, max: usize, what: &str) -> Result<NumberList, String> {
-    if s == "none" {
-        return Ok(NumberList(Vec::new()));
-    }
-    let mut out = Vec::new();
-    for (a, b) in parse_ranges(s, &format!("{what} (0-{max}, or none)"), max)? {
-        for p in a..=b {
-            if !out.contains(&p) {
-                out.push(p);
-            }
-        }
-    }
-    Ok(NumberList(out))
-}
-
-/// Comma-separated numbers 0..=`max` and inclusive ranges (`4,5`, `2-9`) as ranges; `what`
-/// says what a number should be in errors.
-fn parse_ranges(s: &str, what: &str, max: usize) -> Result<Vec<(usize, usize)>, String> {
-    let mut out = Vec::new();
-    for part in s.split(',') {
-        let num = |t: &str| -> Result<usize, String> {
-            match t.trim().parse::<usize>() {
-                Ok(v) if v <= max => Ok(v),
-                _ => Err(format!("'{t}' is not {what}")),
-            }
-        };
-        let (a, b) = match part.split_once('-') {
-            Some((a, b)) => (num(a)?, num(b)?),
-            None => (num(part)?, num(part)?),
-        };
-        if a > b {
-            return Err(format!("empty range '{part}'"));
-        }
-        out.push((a, b));
-    }
-    Ok(out)
-}
-
-/// Inclusive ranges of position numbers, from `--positions`.
-#[derive(Clone, Debug)]
-struct IdRanges(Vec<(usize, usize)>);
-
-/// Parses `--positions`: comma-separated numbers and ranges (`40-44`, `3,7,10-12`).
-fn parse_id_ranges(s: &str) -> Result<IdRanges, String> {
-    parse_ranges(s, "a position number (e.g. 40-44 or 3,7)", usize::MAX).map(IdRanges)
-}
-
-/// Parses `--net-rate`: a positive number up to 1.
-fn parse_rate(s: &str) -> Result<f32, String> {
-    match s.parse::<f32>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= 1.0 => Ok(v),
-        _ => Err(format!("'{s}' is not a learning rate (a number in (0, 1])")),
-    }
-}
-
 #[derive(Args, Debug)]
 struct MatchArgs {
     /// Player A's engine command line, split like a shell would (e.g. "flank gtp --depth 4").
@@ -628,23 +514,6 @@ struct MatchArgs {
 enum HandicapSide {
     A,
     B,
-}
-
-/// `--time`, `--time-a`, `--time-b`: seconds (decimals allowed, at least `MIN_TIME_MS` ms,
-/// at most 10^7 s) to ms.
-fn parse_seconds(s: &str) -> Result<u64, String> {
-    use flank::matchplay::runner::MIN_TIME_MS;
-    let text = flank::notation::clip(s);
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v * 1000.0 < MIN_TIME_MS as f64 => Err(format!(
-            "bad time '{text}' (the clock must be at least {} s)",
-            MIN_TIME_MS as f64 / 1000.0
-        )),
-        Ok(v) if v.is_finite() && v > 0.0 && v <= 1e7 => Ok((v * 1000.0).round() as u64),
-        _ => Err(format!(
-            "bad time '{text}' (expected seconds, e.g. 600 or 0.5)"
-        )),
-    }
 }
 
 #[derive(Args, Debug)]
@@ -730,325 +599,44 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::MpcCalibrate(a) => a.eval.clone(),
         Command::Perft(_) | Command::Match(_) | Command::Evalset(_) | Command::Ensemble(_) => None,
     };
-    if let Some(spec) = spec {
-        let e = flank::eval::Evaluator::from_spec(&spec)?;
-        // Nothing has evaluated yet, so this cannot fail; ignore it if it somehow did.
-        let _ = flank::eval::set_evaluator(e);
-    }
-    if matches!(
+    // The searching commands decode the weights now, not inside their first search.
+    let decode_now = matches!(
         command,
         Command::Gtp(_) | Command::Solve(_) | Command::Bench(_) | Command::Analyze(_)
-    ) {
-        // Decode the weights now (about 0.3 s with the residual nets), not inside the first
-        // search, where it would count against the game clock or the first solve's time.
-        let _ = flank::eval::active();
-    }
+    );
+    cli::select_eval(spec.as_deref(), decode_now)?;
     match command {
-        Command::Gtp(args) => run_gtp(args),
-        Command::Solve(args) => run_solve_cmd(args),
-        Command::Analyze(args) => run_analyze_cmd(args),
+        Command::Gtp(args) => run_gtp(args)?,
+        Command::Solve(args) => return run_solve(args),
+        Command::Analyze(args) => run_analyze(args)?,
         Command::Perft(args) => {
-            let start = Instant::now();
-            let n = perft(&Board::start(), args.depth, args.pass_rule);
-            let elapsed = start.elapsed();
-            let rule = match args.pass_rule {
-                PassRule::Ply => "ply",
-                PassRule::Free => "free",
-            };
-            let mut out = io::stdout().lock();
-            writeln!(
-                out,
-                "perft {} ({rule} pass rule): {} leaves, {} ms, {} leaves/s",
-                args.depth,
-                n,
-                elapsed.as_millis(),
-                per_second(n, elapsed)
-            )?;
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
+            cli::perft::run_perft(&mut io::stdout().lock(), args.depth, args.pass_rule)?
         }
-        Command::Bench(args) => run_bench(args),
-        Command::Match(args) => run_match_cmd(args),
-        Command::Train(args) => run_train(args),
-        Command::Evalset(args) => run_evalset(args),
-        Command::Ensemble(args) => run_ensemble(args),
-        Command::MpcCalibrate(args) => run_calibrate(args),
-    }
-}
-
-fn run_calibrate(args: CalibrateArgs) -> Result<ExitCode> {
-    if args.min_empties > args.max_empties {
-        anyhow::bail!(
-            "--min-empties {} is above --max-empties {}",
-            args.min_empties,
-            args.max_empties
-        );
-    }
-    // `base_bytes` refuses `classic` (no weights file to store a table in).
-    let base = flank::train::calibrate::base_bytes(args.eval.as_deref())?;
-    flank::train::check_writable(&args.out, "output file")?;
-    let data = flank::data::data_root().map_err(anyhow::Error::msg)?;
-    let opts = flank::train::calibrate::CalibrateOptions {
-        wthor_dir: data.join("games/wthor"),
-        positions: args.positions,
-        max_depth: args.max_depth,
-        empties: (args.min_empties, args.max_empties),
-        seed: args.seed,
-        hash_mb: args.hash as usize,
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.map_or(0, |t| t as usize))
-        .build()
-        .context("cannot start the threads")?;
-    let mut report = Vec::new();
-    let table = pool.install(|| flank::train::calibrate::run(&opts, &mut report));
-    let mut out = io::stdout().lock();
-    out.write_all(&report)?;
-    let table = table?;
-    // Every depth the search cuts at needs a fit somewhere (a bucket with enough samples).
-    let missing: Vec<i32> = (flank::search::probcut::MID_MPC_MIN_DEPTH..=args.max_depth as i32)
-        .filter(|&d| {
-            table
-                .fit(30, d, flank::eval::mpc::mid_shallow_depth(d))
-                .is_none()
-        })
-        .collect();
-    if !missing.is_empty() {
-        anyhow::bail!(
-            "too few positions ({}) to fit depths {missing:?} (each needs {} samples in some empties bucket; give --positions 200 or more); nothing written",
-            args.positions,
-            flank::eval::mpc::MID_MIN_SAMPLES
-        );
-    }
-    let bytes = flank::train::calibrate::with_table(&base, &table)?;
-    std::fs::write(&args.out, &bytes)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
-    writeln!(
-        out,
-        "mpc-calibrate: wrote {} ({} bytes)",
-        args.out.display(),
-        bytes.len()
-    )?;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn run_ensemble(args: EnsembleArgs) -> Result<ExitCode> {
-    if !(0.0..=1.0).contains(&args.weight) {
-        anyhow::bail!("--weight must be a number in [0, 1] (see flank ensemble --help)");
-    }
-    if args.net_empties.0.is_empty() {
-        anyhow::bail!("--net-empties: no empties counts given");
-    }
-    flank::train::check_writable(&args.out, "output file")?;
-    let read = |p: &PathBuf| {
-        std::fs::read(p).with_context(|| format!("cannot read weights file {}", p.display()))
-    };
-    let (base, other) = (read(&args.base)?, read(&args.other)?);
-    let empties: Vec<u32> = args.net_empties.0.iter().map(|&e| e as u32).collect();
-    let bytes =
-        flank::eval::weights::ensemble(&base, &other, &empties, args.weight).map_err(|e| {
-            anyhow::anyhow!(
-                "{e} (BASE = {}, OTHER = {})",
-                args.base.display(),
-                args.other.display()
-            )
-        })?;
-    std::fs::write(&args.out, &bytes)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
-    eprintln!(
-        "ensemble: wrote {} ({} bytes): nets at {empties:?} empties = {:.2} x {} + {:.2} x {}",
-        args.out.display(),
-        bytes.len(),
-        1.0 - args.weight,
-        args.base.display(),
-        args.weight,
-        args.other.display()
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-fn run_evalset(args: EvalsetArgs) -> Result<ExitCode> {
-    let data = flank::data::data_root().map_err(anyhow::Error::msg)?;
-    let opts = flank::train::evalset::EvalSetOptions {
-        wthor_dir: data.join("games/wthor"),
-        empties: args.empties,
-        count: args.count as usize,
-        seed: args.seed,
-        validation_percent: 5,
-        test_positions: Some(data.join("endgame/hard-20.obf")),
-    };
-    // `--out FILE`: the set goes to a temporary file beside it, renamed over FILE only when
-    // complete, so a failed or interrupted run leaves an existing FILE as it was. Creating the
-    // temporary file first also fails an unwritable path before the work.
-    // (output file, its temporary file); `None`: stdout.
-    let files = match args.out.as_ref().filter(|p| p.as_os_str() != "-") {
-        Some(out) => {
-            let mut name = out.file_name().unwrap_or_default().to_os_string();
-            name.push(format!(".partial-{}", std::process::id()));
-            let temp = out.with_file_name(name);
-            File::create(&temp).with_context(|| format!("cannot write {}", out.display()))?;
-            Some((out, temp))
+        Command::Bench(args) => {
+            cli::bench::write_bench(&mut io::stdout().lock(), args.hash as usize, args.depth)?
         }
-        None => None,
-    };
-    let threads = args.threads.map_or(0, |t| t as usize);
-    let built = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("cannot start the solving threads")
-        .and_then(|pool| pool.install(|| flank::train::evalset::build(&opts)));
-    let (lines, stats) = match built {
-        Ok(b) => b,
-        Err(e) => {
-            if let Some((_, temp)) = &files {
-                let _ = std::fs::remove_file(temp);
-            }
-            return Err(e);
-        }
-    };
-    let mut text = lines.join("\n");
-    if !text.is_empty() {
-        text.push('\n');
-    }
-    match &files {
-        Some((out, temp)) => {
-            let written = std::fs::write(temp, &text).and_then(|_| std::fs::rename(temp, out));
-            if let Err(e) = written {
-                let _ = std::fs::remove_file(temp);
-                return Err(e).with_context(|| format!("cannot write {}", out.display()));
-            }
-        }
-        None => {
-            let mut o = io::stdout().lock();
-            match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
-                // A closed pipe (`| head`) only means nobody wants the rest.
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
-                r => r.context("cannot write to stdout")?,
-            }
-        }
-    }
-    if !opts.test_positions.as_ref().is_some_and(|p| p.exists()) {
-        eprintln!("evalset: note: endgame/hard-20.obf not found, no test games left out");
-    }
-    eprintln!(
-        "evalset: {} WTHOR games, {} held out (seed {}), {} of them through a hard-20 position left out; {} distinct positions with {} empties; wrote {}",
-        stats.games,
-        stats.held_out,
-        args.seed,
-        stats.test_games,
-        stats.candidates,
-        args.empties,
-        lines.len()
-    );
-    if lines.len() < opts.count {
-        eprintln!(
-            "evalset: note: {} positions asked, only {} exist",
-            opts.count,
-            lines.len()
-        );
+        Command::Match(args) => run_match(args)?,
+        Command::Train(args) => run_train(args)?,
+        Command::Evalset(args) => cli::evalset::run_evalset(&cli::evalset::EvalsetSettings {
+            empties: args.empties,
+            count: args.count as usize,
+            seed: args.seed,
+            out: args.out,
+            threads: args.threads.map(|t| t as usize),
+        })?,
+        Command::Ensemble(args) => cli::ensemble::run_ensemble(&cli::ensemble::EnsembleSettings {
+            base: args.base,
+            other: args.other,
+            net_empties: args.net_empties.0,
+            weight: args.weight,
+            out: args.out,
+        })?,
+        Command::MpcCalibrate(args) => run_calibrate(args)?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_train(args: TrainArgs) -> Result<ExitCode> {
-    let out = match (args.out, args.quick) {
-        (Some(out), _) => out,
-        (None, false) => PathBuf::from("weights/flank-eval.bin"),
-        (None, true) => anyhow::bail!(
-            "--quick needs --out FILE (it must not overwrite the built-in weights/flank-eval.bin)"
-        ),
-    };
-    // flank's own arguments are checked before the data directory is looked up, so that a
-    // bad output path is reported as such on a machine without the data too.
-    flank::train::check_writable(&out, "output file")?;
-    let data = flank::data::data_root().map_err(anyhow::Error::msg)?;
-    let mut opts = if args.quick {
-        flank::train::TrainOptions::quick(data, out)
-    } else {
-        flank::train::TrainOptions::full(data, out)
-    };
-    opts.seed = args.seed;
-    if let Some(g) = args.games {
-        opts.selfplay_games = g;
-    }
-    opts.samples_cache = args.samples;
-    if let Some(i) = args.iterations {
-        opts.iterations = i as usize;
-    }
-    if let Some(l) = args.lambda {
-        if !(l.is_finite() && l > 0.0 && l <= 1e6) {
-            anyhow::bail!("--lambda must be a positive number up to 1e6 (see flank train --help)");
-        }
-        opts.lambda = l;
-    }
-    if let Some(e) = args.solve_empties {
-        opts.solve_empties = e;
-    }
-    if let Some(e) = args.wthor_solve_empties {
-        opts.wthor_solve_empties = e;
-    }
-    if let Some(d) = args.deviation_plies {
-        opts.deviation_plies = d;
-    }
-    if let Some(n) = args.leaf_samples {
-        opts.leaf_samples = n as usize;
-    }
-    if let Some(e) = args.leaf_eval {
-        opts.leaf_eval = e;
-    }
-    if args.wthor_games.is_some() {
-        opts.wthor_games = args.wthor_games;
-    }
-    if let Some(p) = args.net_phases {
-        opts.net_phases = p.0;
-    }
-    if let Some(e) = args.net_empties {
-        opts.net_empties = e.0.into_iter().map(|e| e as u32).collect();
-    }
-    if let Some(h) = args.net_hidden {
-        opts.net_hidden = h.parse().unwrap_or(32);
-    }
-    if let Some(n) = args.net_leaf_samples {
-        opts.net_leaf_samples = n as usize;
-    }
-    opts.base = args.base;
-    if let Some(e) = args.net_epochs {
-        opts.net_epochs = e as usize;
-    }
-    if let Some(r) = args.net_rate {
-        opts.net_rate = r;
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0) as usize)
-        .build()
-        .context("cannot start worker threads")?;
-    pool.install(|| {
-        // The product is the weights file: a reader that stops reading the report (`flank
-        // train | head`) must not stop the training, so report write errors are ignored.
-        let mut out = ReportSink(io::stdout(), true);
-        flank::train::run_train(&opts, &mut out).map(|_| ())
-    })?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// A writer that passes bytes on until the first write error and then drops the rest
-/// silently (the `flank train` report).
-struct ReportSink<W: Write>(W, bool);
-
-impl<W: Write> Write for ReportSink<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.1 && self.0.write_all(buf).and_then(|_| self.0.flush()).is_err() {
-            self.1 = false;
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
+fn run_gtp(args: GtpArgs) -> Result<()> {
     let mut options = GtpOptions {
         depth: args.depth,
         verbose: args.verbose,
@@ -1063,30 +651,13 @@ fn run_gtp(args: GtpArgs) -> Result<ExitCode> {
     if let Some(seed) = args.seed {
         options.seed = seed;
     }
-    let mut engine = Engine::try_new(args.engine.config(all_cores()))?;
-    args.mpc.apply(&mut engine);
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    // The session reads its input on a thread of its own (so that a line can stop a search),
-    // hence a `Send` reader rather than the locked stdin.
-    let input = BufReader::new(io::stdin());
-    flank::protocol::gtp::run(input, &mut out, engine, options).context("GTP I/O failed")?;
-    Ok(ExitCode::SUCCESS)
+    let engine = args.mpc.engine(args.engine.config(all_cores()))?;
+    cli::gtp::run_gtp(engine, options)
 }
 
-fn run_bench(args: BenchArgs) -> Result<ExitCode> {
-    let r = flank::cli::bench::run_bench(args.hash as usize, args.depth);
-    let mut out = io::stdout().lock();
-    writeln!(
-        out,
-        "bench: {} positions, {} nodes, {} ms, {} nodes/s",
-        r.positions, r.nodes, r.time_ms, r.nps
-    )?;
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
+/// `flank solve`: exit status 1 when any result disagrees with the scores its input lists.
+fn run_solve(args: SolveArgs) -> Result<ExitCode> {
+    use flank::cli::solve::{SolveKind, SolveOptions, solve_source};
     let kind = match (args.depth, args.wld) {
         _ if args.time.is_some() => SolveKind::Time(args.time.unwrap_or(1000)),
         (Some(d), _) => SolveKind::Depth(d),
@@ -1100,26 +671,9 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
         only: args.positions.clone().map_or_else(Vec::new, |r| r.0),
         fresh: args.fresh,
     };
-    let mut engine = Engine::try_new(args.config())?;
-    args.mpc.apply(&mut engine);
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    let summary = match args.file.as_deref() {
-        None => solve_problems(
-            &flank::cli::solve::builtin_problems(),
-            &mut out,
-            &mut engine,
-            &opts,
-        )?,
-        Some("-") => run_solve(io::stdin().lock(), &mut out, &mut engine, &opts)?,
-        Some(path) => {
-            let f =
-                File::open(PathBuf::from(path)).with_context(|| format!("cannot open {path}"))?;
-            let problems = read_problems(BufReader::new(f)).with_context(|| path.to_string())?;
-            solve_problems(&problems, &mut out, &mut engine, &opts)?
-        }
-    };
-    out.flush()?;
+    let mut engine = args.mpc.engine(args.config())?;
+    let mut out = io::stdout().lock();
+    let summary = solve_source(args.file.as_deref(), &mut out, &mut engine, &opts)?;
     Ok(if summary.wrong > 0 {
         ExitCode::from(1)
     } else {
@@ -1127,326 +681,83 @@ fn run_solve_cmd(args: SolveArgs) -> Result<ExitCode> {
     })
 }
 
-/// `flank analyze`: every position of the file (read and checked whole first) or of stdin
-/// (position by position) analysed and written as it is done.
-fn run_analyze_cmd(args: AnalyzeArgs) -> Result<ExitCode> {
-    let mut engine = Engine::try_new(args.engine.config(1))?;
-    args.mpc.apply(&mut engine);
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    let mut count = 0;
-    let mut one = |p: &flank::notation::Problem, out: &mut io::StdoutLock| -> Result<()> {
-        count += 1;
-        analyze_position(&args, &mut engine, count, p, out)
-    };
-    if args.file == "-" {
-        for p in flank::cli::solve::problem_lines(io::stdin().lock()) {
-            one(&p?, &mut out)?;
-        }
-    } else {
-        let path = &args.file;
-        let f = File::open(PathBuf::from(path)).with_context(|| format!("cannot open {path}"))?;
-        let problems = read_problems(BufReader::new(f)).with_context(|| path.to_string())?;
-        for p in &problems {
-            one(p, &mut out)?;
-        }
-    }
-    if count == 0 {
-        anyhow::bail!("no position in {}", args.file);
-    }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Analyses one position and writes it: text (a header line, then one `analyze::move_line`
-/// per move, indented; `pass` or `game over` instead when no move is legal) or one JSON
-/// object.
-fn analyze_position<W: Write>(
-    args: &AnalyzeArgs,
-    engine: &mut Engine,
-    id: usize,
-    p: &flank::notation::Problem,
-    out: &mut W,
-) -> Result<()> {
-    use flank::engine::analyze::{analyze, info_lines, move_line};
-    use flank::engine::{SearchLimits, SolveMode};
-    let board = p.position.board;
-    let start = Instant::now();
-    let limits = SearchLimits {
+fn run_analyze(args: AnalyzeArgs) -> Result<()> {
+    let opts = cli::analyze::AnalyzeOptions {
+        moves: args.moves,
         depth: args.depth,
-        mode: if args.exact {
-            SolveMode::Exact
-        } else {
-            SolveMode::Auto
-        },
-        time_ms: args.time.map(|ms| ms / 2),
-        deadline: args
-            .time
-            .and_then(|ms| start.checked_add(std::time::Duration::from_millis(ms))),
+        time_ms: args.time,
+        exact: args.exact,
+        json: args.json,
+        verbose: args.verbose,
     };
-    let verbose = args.verbose;
-    let a = analyze(engine, &board, args.moves, &limits, &mut |a| {
-        if verbose {
-            for line in info_lines(a) {
-                eprintln!("{line}");
-            }
-        }
-    });
-    let state = if board.is_game_over() {
-        Some(format!("game over {:+}", board.final_score()))
-    } else if !board.has_moves() {
-        Some("pass".to_string())
-    } else {
-        None
-    };
-    let cells = p.position.cells();
-    let side = if p.position.side == flank::Color::Black {
-        "X"
-    } else {
-        "O"
-    };
-    if args.json {
-        let moves: Vec<serde_json::Value> = a
-            .moves
-            .iter()
-            .map(|m| {
-                let pv: Vec<String> = m.pv.iter().map(|x| x.to_string()).collect();
-                serde_json::json!({
-                    "move": m.mv.to_string(),
-                    "score": m.score,
-                    "exact": m.exact,
-                    "depth": m.depth,
-                    "pv": pv.join(" "),
-                })
-            })
-            .collect();
-        let v = serde_json::json!({
-            "id": id,
-            "board": cells,
-            "side": side,
-            "empties": board.empties(),
-            "state": state.as_deref().unwrap_or("play"),
-            "depth": a.depth,
-            "exact": a.exact,
-            "nodes": a.nodes,
-            "time_ms": a.time_ms,
-            "moves": moves,
-        });
-        writeln!(out, "{v}")?;
-    } else {
-        writeln!(
-            out,
-            "{id} {cells} {side}: {} empties, {} nodes, {} ms",
-            board.empties(),
-            a.nodes,
-            a.time_ms
-        )?;
-        match &state {
-            Some(s) => writeln!(out, "  {s}")?,
-            None => {
-                for m in &a.moves {
-                    writeln!(out, "  {}", move_line(m))?;
-                }
-            }
-        }
-    }
-    out.flush()?;
-    Ok(())
+    let mut engine = args.mpc.engine(args.engine.config(1))?;
+    cli::analyze::run_analyze(&args.file, &mut io::stdout().lock(), &mut engine, &opts)
 }
 
-fn run_match_cmd(args: MatchArgs) -> Result<ExitCode> {
-    use anyhow::anyhow;
-    use flank::matchplay::player::Player;
-    use flank::matchplay::process::{GtpProcess, split_command};
-    use flank::matchplay::referee::RefereeConfig;
-    use flank::matchplay::runner::{self, MatchSpec, Side};
-
-    // Ctrl-C / SIGTERM: end every engine's process group, then exit 130 (128 + SIGINT).
-    ctrlc::set_handler(|| {
-        let n = flank::matchplay::process::kill_all_engines();
-        eprintln!("flank: match interrupted; killed {n} engine process group(s)");
-        std::process::exit(130);
+fn run_calibrate(args: CalibrateArgs) -> Result<()> {
+    cli::mpc_calibrate::run_calibrate(&cli::mpc_calibrate::CalibrateSettings {
+        positions: args.positions,
+        max_depth: args.max_depth,
+        min_empties: args.min_empties,
+        max_empties: args.max_empties,
+        seed: args.seed,
+        hash_mb: args.hash as usize,
+        threads: args.threads.map(|t| t as usize),
+        eval: args.eval,
+        out: args.out,
     })
-    .context("cannot install the SIGINT/SIGTERM handler")?;
-    let argv = [
-        split_command(&args.engine_a).map_err(|e| anyhow!("--engine-a: {e}"))?,
-        split_command(&args.engine_b).map_err(|e| anyhow!("--engine-b: {e}"))?,
-    ];
-    let handicap_side = match args.handicap_side {
-        HandicapSide::A => Side::A,
-        HandicapSide::B => Side::B,
-    };
-    // With a handicap, openings are played from the handicap position; an opening must be
-    // legal whichever colour holds the corners, others are skipped with a note.
-    let starts = match args.handicap {
-        Some(n) => vec![
-            flank::othello::game::handicap_position(flank::Color::White, n)?,
-            flank::othello::game::handicap_position(flank::Color::Black, n)?,
-        ],
-        None => vec![flank::Position::start()],
-    };
-    let start = starts[0];
-    let openings: Vec<runner::Opening> = match args.openings.as_deref() {
-        None if args.handicap.is_some() => {
-            vec![runner::parse_opening(start, "").map_err(|e| anyhow!(e))?]
-        }
-        None => runner::BUILTIN_OPENINGS
-            .iter()
-            .map(|t| runner::parse_opening(start, t))
-            .collect::<Result<_, _>>()
-            .map_err(|e| anyhow!(e))?,
-        Some(name) => {
-            let path = match name {
-                "xot" | "xot-large" => {
-                    let file = if name == "xot" {
-                        "openings/xot_small.txt"
-                    } else {
-                        "openings/xot_large.txt"
-                    };
-                    flank::data::data_file(file).map_err(|e| anyhow!("--openings {name}: {e}"))?
-                }
-                _ => PathBuf::from(name),
-            };
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("cannot read openings {}", path.display()))?;
-            match args.handicap {
-                Some(n) => {
-                    let (kept, skipped) = runner::parse_openings_for_handicap(&starts, &text)
-                        .map_err(|e| {
-                            anyhow!("openings {} (with --handicap {n}): {e}", path.display())
-                        })?;
-                    if skipped > 0 {
-                        eprintln!(
-                            "flank: skipped {skipped} of {} openings in {} that cannot be played with --handicap {n}",
-                            skipped + kept.len(),
-                            path.display()
-                        );
-                    }
-                    kept
-                }
-                None => runner::parse_openings(start, &text)
-                    .map_err(|e| anyhow!("openings {}: {e}", path.display()))?,
-            }
-        }
-    };
-    let sprt = args
-        .sprt
-        .as_deref()
-        .map(flank::matchplay::stats::Sprt::parse)
-        .transpose()
-        .map_err(|e| anyhow!(e))?;
-    for (flag, name) in [("--name-a", &args.name_a), ("--name-b", &args.name_b)] {
-        if let Some(n) = name
-            && n.chars().any(char::is_control)
-        {
-            return Err(anyhow!(
-                "{flag}: control characters (newline, tab, escape) are not allowed in names"
-            ));
-        }
-        if let Some(n) = name
-            && n.trim().is_empty()
-        {
-            return Err(anyhow!(
-                "{flag}: empty name (leave the option out for the engine's own name)"
-            ));
-        }
-    }
-    if let (Some(a), Some(b)) = (&args.name_a, &args.name_b)
-        && a == b
-    {
-        return Err(anyhow!(
-            "--name-a and --name-b are both '{}': the players' names must differ",
-            flank::notation::clip(a)
-        ));
-    }
-    let stake = args
-        .stake
-        .as_deref()
-        .map(flank::matchplay::stakes::parse_stake)
-        .transpose()
-        .map_err(|e| anyhow!("--stake: {e}"))?;
-    let spec = MatchSpec {
+}
+
+fn run_train(args: TrainArgs) -> Result<()> {
+    cli::train::run_train(cli::train::TrainSettings {
+        quick: args.quick,
+        out: args.out,
+        seed: args.seed,
         games: args.games,
-        concurrency: args
-            .concurrency
-            .map(|c| c as usize)
-            .unwrap_or_else(runner::default_concurrency),
-        time_ms: [
-            args.time_a.unwrap_or(args.time),
-            args.time_b.unwrap_or(args.time),
-        ],
-        openings,
-        referee: RefereeConfig {
-            draw_offers: args.draw_offers,
-            offer_max_empties: args.draw_offer_empties,
-            command_timeout: runner::COMMAND_TIMEOUT,
-            ..RefereeConfig::default()
-        },
-        handicap: args.handicap.map(|n| (handicap_side, n)),
-        sprt,
-        target_points: args.target_points,
-        stake,
-        names: [
-            args.name_a.unwrap_or_default(),
-            args.name_b.unwrap_or_default(),
-        ],
+        wthor_games: args.wthor_games,
+        solve_empties: args.solve_empties,
+        wthor_solve_empties: args.wthor_solve_empties,
+        deviation_plies: args.deviation_plies,
+        leaf_samples: args.leaf_samples.map(|n| n as usize),
+        leaf_eval: args.leaf_eval,
+        iterations: args.iterations.map(|i| i as usize),
+        lambda: args.lambda,
+        samples: args.samples,
+        jobs: args.jobs.map(|j| j as usize),
+        net_phases: args.net_phases.map(|p| p.0),
+        net_empties: args.net_empties.map(|e| e.0),
+        net_hidden: args.net_hidden.map(|h| h.parse().unwrap_or(32)),
+        net_leaf_samples: args.net_leaf_samples.map(|n| n as usize),
+        base: args.base,
+        net_epochs: args.net_epochs.map(|e| e as usize),
+        net_rate: args.net_rate,
+    })
+}
+
+fn run_match(args: MatchArgs) -> Result<()> {
+    cli::match_cmd::run_match(cli::match_cmd::MatchSettings {
+        engine_a: args.engine_a,
+        engine_b: args.engine_b,
+        name_a: args.name_a,
+        name_b: args.name_b,
+        openings: args.openings,
+        games: args.games,
+        concurrency: args.concurrency.map(|c| c as usize),
+        time_ms: args.time,
+        time_a_ms: args.time_a,
+        time_b_ms: args.time_b,
+        decimal_time: args.decimal_time,
         ggf: args.ggf,
-        // indicatif draws only when stderr is a terminal.
-        progress: true,
-    };
-    // One-line notes on schedules that are not balanced.
-    if let Some(n) = args.games {
-        if n % 2 == 1 {
-            eprintln!(
-                "flank: note: --games {n} is odd, so colours are unbalanced (A plays black once more)"
-            );
-        }
-        if n > 2 * spec.openings.len() as u64 {
-            eprintln!(
-                "flank: note: --games {n} exceeds 2 x {} openings, so openings repeat",
-                spec.openings.len()
-            );
-        }
-    }
-    let decimal_time = args.decimal_time;
-    let factory = |side: Side| -> Result<Box<dyn Player>, flank::matchplay::player::Fault> {
-        let k = match side {
-            Side::A => 0,
-            Side::B => 1,
-        };
-        let mut p = GtpProcess::start(argv[k].clone())?;
-        p.set_decimal_time(decimal_time);
-        Ok(Box::new(p))
-    };
-    let json = args.json;
-    // A failed write of a game line (stdout closed: `flank match ... | head -1`) stops the
-    // match; the error is kept so that a broken pipe ends quietly, as in `flank solve`.
-    let mut write_error: Option<io::Error> = None;
-    let mut on_game = |spec: &MatchSpec, r: &runner::GameReport| -> Result<(), String> {
-        if json {
-            return Ok(());
-        }
-        let mut out = io::stdout().lock();
-        writeln!(out, "{}", runner::game_line(spec, r))
-            .and_then(|_| out.flush())
-            .map_err(|e| {
-                let text = format!("cannot write to stdout: {e}");
-                write_error = Some(e);
-                text
-            })
-    };
-    let result = runner::run_match(&spec, &factory, &mut on_game);
-    if let Some(e) = write_error {
-        return Err(e.into());
-    }
-    let summary = result.map_err(|e| anyhow!(e))?;
-    let mut out = io::stdout().lock();
-    if json {
-        serde_json::to_writer_pretty(&mut out, &summary).map_err(io::Error::from)?;
-        writeln!(out)?;
-    } else {
-        write!(out, "{}", runner::summary_text(&summary))?;
-    }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+        json: args.json,
+        sprt: args.sprt,
+        target_points: args.target_points,
+        stake: args.stake,
+        draw_offers: args.draw_offers,
+        draw_offer_empties: args.draw_offer_empties,
+        handicap: args.handicap,
+        handicap_side: match args.handicap_side {
+            HandicapSide::A => Side::A,
+            HandicapSide::B => Side::B,
+        },
+    })
 }

@@ -1,6 +1,7 @@
 //! The fixed `flank bench` search fingerprint: a built-in set of positions searched at a fixed
 //! depth or solved exactly on one thread; the total node count identifies the search.
 
+use std::io::{self, Write};
 use std::time::Instant;
 
 use crate::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
@@ -50,6 +51,21 @@ pub struct BenchReport {
 /// midgame positions to `depth` plies, then the endgame positions solved exactly.
 pub fn run_bench(hash_mb: usize, depth: u32) -> BenchReport {
     run_positions(hash_mb, depth, &MIDGAME, &ENDGAME)
+}
+
+/// Runs the bench ([`run_bench`]) and writes its line to `out`, then flushes: `bench: P
+/// positions, N nodes, T ms, R nodes/s`.
+///
+/// # Errors
+/// A failed write or flush.
+pub fn write_bench<W: Write>(out: &mut W, hash_mb: usize, depth: u32) -> io::Result<()> {
+    let r = run_bench(hash_mb, depth);
+    writeln!(
+        out,
+        "bench: {} positions, {} nodes, {} ms, {} nodes/s",
+        r.positions, r.nodes, r.time_ms, r.nps
+    )?;
+    out.flush()
 }
 
 /// [`run_bench`] over given board strings: `midgame` searched to `depth`, `endgame` solved.

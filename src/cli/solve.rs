@@ -14,7 +14,9 @@
 //!   move is one of the moves with the best listed score (the score is an estimate and is not
 //!   compared).
 
-use std::io::{BufRead, IsTerminal, Read, Write};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -284,6 +286,33 @@ pub fn run_solve<R: BufRead, W: Write>(
         batch.solve(engine, &p?)?;
     }
     batch.finish()
+}
+
+/// Solves the positions of `file` and writes them to `out`, then flushes: `None` solves the
+/// built-in positions ([`builtin_problems`]), `-` reads stdin line by line ([`run_solve`]),
+/// any other path is read and checked whole first ([`read_problems`]).
+///
+/// # Errors
+/// A file that cannot be opened (`cannot open FILE`), a line that cannot be read or parsed
+/// (naming the file and the line), input without any position, a failed write.
+pub fn solve_source<W: Write>(
+    file: Option<&str>,
+    out: &mut W,
+    engine: &mut Engine,
+    opts: &SolveOptions,
+) -> Result<SolveSummary> {
+    let summary = match file {
+        None => solve_problems(&builtin_problems(), out, engine, opts)?,
+        Some("-") => run_solve(io::stdin().lock(), out, engine, opts)?,
+        Some(path) => {
+            let f =
+                File::open(PathBuf::from(path)).with_context(|| format!("cannot open {path}"))?;
+            let problems = read_problems(BufReader::new(f)).with_context(|| path.to_string())?;
+            solve_problems(&problems, out, engine, opts)?
+        }
+    };
+    out.flush()?;
+    Ok(summary)
 }
 
 /// Reads and parses every problem of `input` before anything is solved (for files: a bad

@@ -1,0 +1,117 @@
+//! `flank evalset`: builds a held-out evaluation test set (solved OBF lines) and writes it to
+//! stdout or, all at once when complete, to a file; the summary goes to stderr.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+
+use crate::data::data_root;
+use crate::train::evalset::{EvalSetOptions, build};
+
+/// The settings of `flank evalset`.
+#[derive(Clone, Debug)]
+pub struct EvalsetSettings {
+    /// Empties of every position (1-24).
+    pub empties: u32,
+    /// Positions wanted, evenly spaced over the candidates (fewer if fewer exist).
+    pub count: usize,
+    /// The `flank train --seed` whose validation split the positions come from.
+    pub seed: u64,
+    /// Output file, written when the set is complete (`None` or `-`: stdout).
+    pub out: Option<PathBuf>,
+    /// Solving threads (`None`: all cores).
+    pub threads: Option<usize>,
+}
+
+/// Runs `flank evalset` with `settings`: the positions come from the WTHOR games of the data
+/// directory (`games/wthor`) that `flank train` holds out for validation (5 %), games through
+/// a position of `endgame/hard-20.obf` left out.
+///
+/// # Errors
+/// No data directory, an output file that cannot be written (`cannot write FILE`; an
+/// existing file is then left as it was), threads that cannot start, the building's own
+/// errors, or a failed write to stdout (except a closed pipe).
+pub fn run_evalset(settings: &EvalsetSettings) -> Result<()> {
+    let data = data_root().map_err(anyhow::Error::msg)?;
+    let opts = EvalSetOptions {
+        wthor_dir: data.join("games/wthor"),
+        empties: settings.empties,
+        count: settings.count,
+        seed: settings.seed,
+        validation_percent: 5,
+        test_positions: Some(data.join("endgame/hard-20.obf")),
+    };
+    // `--out FILE`: the set goes to a temporary file beside it, renamed over FILE only when
+    // complete, so a failed or interrupted run leaves an existing FILE as it was. Creating the
+    // temporary file first also fails an unwritable path before the work.
+    // (output file, its temporary file); `None`: stdout.
+    let files = match settings.out.as_ref().filter(|p| p.as_os_str() != "-") {
+        Some(out) => {
+            let mut name = out.file_name().unwrap_or_default().to_os_string();
+            name.push(format!(".partial-{}", std::process::id()));
+            let temp = out.with_file_name(name);
+            File::create(&temp).with_context(|| format!("cannot write {}", out.display()))?;
+            Some((out, temp))
+        }
+        None => None,
+    };
+    let threads = settings.threads.unwrap_or(0);
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start the solving threads")
+        .and_then(|pool| pool.install(|| build(&opts)));
+    let (lines, stats) = match built {
+        Ok(b) => b,
+        Err(e) => {
+            if let Some((_, temp)) = &files {
+                let _ = std::fs::remove_file(temp);
+            }
+            return Err(e);
+        }
+    };
+    let mut text = lines.join("\n");
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    match &files {
+        Some((out, temp)) => {
+            let written = std::fs::write(temp, &text).and_then(|_| std::fs::rename(temp, out));
+            if let Err(e) = written {
+                let _ = std::fs::remove_file(temp);
+                return Err(e).with_context(|| format!("cannot write {}", out.display()));
+            }
+        }
+        None => {
+            let mut o = io::stdout().lock();
+            match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
+                // A closed pipe (`| head`) only means nobody wants the rest.
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+                r => r.context("cannot write to stdout")?,
+            }
+        }
+    }
+    if !opts.test_positions.as_ref().is_some_and(|p| p.exists()) {
+        eprintln!("evalset: note: endgame/hard-20.obf not found, no test games left out");
+    }
+    eprintln!(
+        "evalset: {} WTHOR games, {} held out (seed {}), {} of them through a hard-20 position left out; {} distinct positions with {} empties; wrote {}",
+        stats.games,
+        stats.held_out,
+        settings.seed,
+        stats.test_games,
+        stats.candidates,
+        settings.empties,
+        lines.len()
+    );
+    if lines.len() < opts.count {
+        eprintln!(
+            "evalset: note: {} positions asked, only {} exist",
+            opts.count,
+            lines.len()
+        );
+    }
+    Ok(())
+}
