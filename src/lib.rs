@@ -18,7 +18,9 @@
 //! - [`train`]: `flank train` (weights from WTHOR and self-play games), `flank mpc-calibrate`
 //!   (`calibrate`), `flank evalset` (`evalset`).
 //! - [`protocol`]: the GTP loop (`gtp`).
-//! - [`cli`]: the batch commands `flank solve` (`solve`) and `flank bench` (`bench`).
+//! - [`cli`]: the work of each subcommand, one file each (`solve`, `analyze`, `bench`, `perft`,
+//!   `gtp`, `match_cmd`, `train`, `evalset`, `ensemble`, `mpc_calibrate`), and the values of
+//!   the command-line options (`values`); `main.rs` only parses and dispatches.
 //! - [`matchplay`]: `flank match`, the match runner between two GTP engines, and its rules.
 
 #![warn(missing_docs)]
