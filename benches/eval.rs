@@ -8,7 +8,8 @@ use std::hint::black_box;
 
 use flank::Board;
 use flank::eval::Evaluator;
-use flank::eval::pattern::{self, FEATURES_PER_POSITION};
+use flank::eval::features;
+use flank::eval::features::FEATURES_PER_POSITION;
 
 /// 1,024 positions with `empties` in `range` from deterministic pseudo-random games.
 fn positions_in(range: std::ops::RangeInclusive<u32>) -> Vec<Board> {
@@ -81,8 +82,8 @@ fn bench_eval(c: &mut Criterion) {
     g.throughput(Throughput::Elements(boards.len() as u64));
     type IndexFn = fn(&Board, &mut [u32; FEATURES_PER_POSITION]);
     let paths: [(&str, IndexFn); 2] = [
-        ("pext", pattern::raw_indices),
-        ("portable", pattern::raw_indices_portable),
+        ("pext", features::raw_indices),
+        ("portable", features::raw_indices_portable),
     ];
     for (name, f) in paths {
         g.bench_function(name, |bench| {

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{data_file, flank};
-use flank::eval::pattern::{DiscDigits, FEATURES_PER_POSITION, compact_features};
+use flank::eval::features::{DiscDigits, FEATURES_PER_POSITION, compact_features};
 use flank::eval::{ChildEval, Evaluator};
 use flank::notation::parse_problem_line;
 use flank::othello::board::{Board, Symmetry};
@@ -302,7 +302,7 @@ fn tiny_training_is_deterministic_and_loadable() {
                 .lines()
                 .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
                 .count(),
-            flank::eval::pattern::NUM_PHASES + 8,
+            flank::eval::features::NUM_PHASES + 8,
             "{stdout}"
         );
         assert!(
@@ -466,7 +466,7 @@ fn residual_nets_learn_the_residual() {
     opts.net_epochs = 10;
     opts.net_rate = 0.01;
     let samples = flank::train::leaf_samples(&roots, &opts, &Evaluator::Classic);
-    let n = flank::eval::pattern::LAYOUT.compact_len * flank::eval::pattern::NUM_PHASES;
+    let n = flank::eval::features::LAYOUT.compact_len * flank::eval::features::NUM_PHASES;
     let zero = flank::eval::pattern::PatternEval::from_compact(&vec![0; n]).unwrap();
     let (nets, reports) = flank::train::train_nets(&samples, &opts, &zero);
     let five = flank::eval::net::empties_slot(5);

@@ -7,7 +7,7 @@ use std::num::IntErrorKind;
 
 use crate::engine::level::{Level, LevelError};
 use crate::engine::timeman::MAX_MOVE_MS;
-use crate::eval::pattern::NUM_PHASES;
+use crate::eval::features::NUM_PHASES;
 use crate::matchplay::runner::MIN_TIME_MS;
 use crate::notation::clip;
 

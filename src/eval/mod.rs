@@ -7,6 +7,7 @@
 //! [`evaluate`] installs the weights embedded in the binary ([`crate::eval::weights::EMBEDDED`]).
 
 pub mod classic;
+pub mod features;
 pub mod mpc;
 pub mod net;
 pub mod pattern;
@@ -16,7 +17,8 @@ use std::path::Path;
 
 use std::sync::OnceLock;
 
-use crate::eval::pattern::{DiscDigits, PatternEval};
+use crate::eval::features::DiscDigits;
+use crate::eval::pattern::PatternEval;
 use crate::othello::board::{Board, Score};
 
 /// An evaluation function.

@@ -52,7 +52,7 @@ pub struct MpcFit {
 /// depth pair (deep `D` in 1..=[`MID_MAX_DEPTH`], shallow `d` < `D`), the regression of the
 /// `D`-ply score on the `d`-ply score ([`MpcFit`]). Fitted by `flank mpc-calibrate` on WTHOR
 /// positions ([`MpcTable::from_samples`]) and stored in the weights file
-/// ([`crate::eval::weights`], version 4). The method is Buro's multi-ProbCut (1997), per phase and
+/// (the weights file, version 4). The method is Buro's multi-ProbCut (1997), per phase and
 /// depth pair as in Logistello.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MpcTable {

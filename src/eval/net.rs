@@ -1,5 +1,5 @@
 //! The residual network of the trained evaluation: a small NNUE-like net per empties count (or
-//! per game phase), on the pattern features of [`crate::eval::pattern`], that corrects the linear
+//! per game phase), on the pattern features of [`crate::eval::features`], that corrects the linear
 //! pattern sum.
 //!
 //! Shape (per slot that has a net, see [`NUM_SLOTS`]): each of the [`FEATURES_PER_POSITION`]
@@ -18,7 +18,7 @@
 //! weights in 1/[`OUT_SCALE`], the output bias in 1/([`ACT_SCALE`]·[`OUT_SCALE`]) discs; the
 //! correction is returned in 1/[`SCALE`] discs like the linear sum.
 
-use crate::eval::pattern::{FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, SCALE, phase};
+use crate::eval::features::{FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, SCALE, phase};
 
 /// Net slots: slot `p` < [`NUM_PHASES`] holds the net of phase `p` (all its empties), slot
 /// `NUM_PHASES + e` the net of exactly `e` empties (0-60), which takes precedence over its
@@ -68,7 +68,7 @@ pub struct Row<const H: usize>(pub [i16; H]);
 /// A quantised net of `H` hidden units.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Net<const H: usize> {
-    /// One row per compact feature id ([`crate::eval::pattern::Layout::compact_len`] rows).
+    /// One row per compact feature id ([`crate::eval::features::Layout::compact_len`] rows).
     pub rows: Vec<Row<H>>,
     /// Hidden bias, 1/[`ACT_SCALE`].
     pub bias: [i16; H],
@@ -93,7 +93,7 @@ impl<const H: usize> Net<H> {
     }
 
     /// The correction in 1/[`SCALE`] discs for the raw pattern indices `raw` (as
-    /// [`crate::eval::pattern::raw_indices`] writes them).
+    /// [`crate::eval::features::raw_indices`] writes them).
     #[inline]
     pub fn correction(&self, raw: &[u32; FEATURES_PER_POSITION]) -> i32 {
         let map = &LAYOUT.raw_to_compact;
@@ -144,7 +144,7 @@ impl PhaseNet {
     }
 
     /// The correction in 1/[`SCALE`] discs for the raw pattern indices `raw` (as
-    /// [`crate::eval::pattern::raw_indices`] writes them).
+    /// [`crate::eval::features::raw_indices`] writes them).
     #[inline]
     pub fn correction(&self, raw: &[u32; FEATURES_PER_POSITION]) -> i32 {
         match self {
@@ -494,7 +494,7 @@ impl Nets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::pattern::{compact_features, raw_indices};
+    use crate::eval::features::{compact_features, raw_indices};
     use crate::othello::board::Board;
 
     fn float_net(seed: u32, hidden: usize) -> FloatNet {

@@ -24,7 +24,7 @@
 //! version 3's payload, then that section's length in bytes (u32) as the last 4 bytes.
 //! Versions 1 (no nets), 2 and 3 (no MPC table) are still read.
 //!
-//! [`Layout::compact_len`]: crate::eval::pattern::Layout::compact_len
+//! [`Layout::compact_len`]: crate::eval::features::Layout::compact_len
 
 use std::fmt;
 use std::io::{Read, Write};
@@ -34,9 +34,10 @@ use flate2::Compression;
 use flate2::bufread::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 
+use crate::eval::features::{LAYOUT, NUM_PHASES, SCALE};
 use crate::eval::mpc::MpcTable;
 use crate::eval::net::{NUM_SLOTS, Nets};
-use crate::eval::pattern::{LAYOUT, NUM_PHASES, PatternEval, SCALE};
+use crate::eval::pattern::PatternEval;
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FLANKEVL";
@@ -411,7 +412,7 @@ mod tests {
         let mut b = crate::othello::board::Board::start();
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         while !b.is_game_over() {
-            let ph = crate::eval::pattern::phase(b.empties());
+            let ph = crate::eval::features::phase(b.empties());
             if ph == 2 {
                 differs += usize::from(with.evaluate_fine(&b) != without.evaluate_fine(&b));
             } else {
@@ -447,7 +448,7 @@ mod tests {
                 let d = both.evaluate_fine(&b) - only.evaluate_fine(&b);
                 match b.empties() {
                     5 => {
-                        assert_eq!(d, 10 * crate::eval::pattern::SCALE, "{b:?}");
+                        assert_eq!(d, 10 * crate::eval::features::SCALE, "{b:?}");
                         fives += 1;
                     }
                     _ => assert_eq!(d, 0, "{b:?}"),

@@ -7,10 +7,10 @@ use rayon::prelude::*;
 use super::progress::bar;
 use super::{Sample, TrainOptions, is_validation};
 use crate::eval::classic;
-use crate::eval::pattern::{
-    FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, PatternEval, SCALE, compact_features,
-    phase,
+use crate::eval::features::{
+    FEATURES_PER_POSITION, LAYOUT, NUM_PHASES, PHASE_WIDTH, SCALE, compact_features, phase,
 };
+use crate::eval::pattern::PatternEval;
 
 /// Training samples per empties count the linear fit uses at most (evenly spaced over the
 /// samples of that count): the search leaves (6 M per count at 2-9 empties by default) are

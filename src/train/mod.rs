@@ -66,8 +66,9 @@ use anyhow::{Context, Result, bail};
 
 use crate::engine::{Engine, EngineConfig};
 use crate::eval::Evaluator;
+use crate::eval::features::NUM_PHASES;
 use crate::eval::net::{HIDDEN, Nets, empties_slot, slot_empties};
-use crate::eval::pattern::{NUM_PHASES, PatternEval};
+use crate::eval::pattern::PatternEval;
 use crate::eval::weights;
 use crate::othello::board::{Board, Score};
 use crate::othello::square::Color;

@@ -9,8 +9,9 @@ use rayon::prelude::*;
 
 use super::progress::bar;
 use super::{Sample, TrainOptions, is_validation, splitmix};
+use crate::eval::features::{FEATURES_PER_POSITION, LAYOUT, SCALE, compact_features};
 use crate::eval::net::{FloatNet, Nets, PhaseNet, empties_slot, slot_empties};
-use crate::eval::pattern::{FEATURES_PER_POSITION, LAYOUT, PatternEval, SCALE, compact_features};
+use crate::eval::pattern::PatternEval;
 use crate::othello::board::Board;
 
 /// Quality of one residual net on its held-out samples.
