@@ -8,8 +8,9 @@
 //!   names, the typed parse error.
 //! - [`data`]: finding the shared data files (`$FLANK_DATA`).
 //! - [`eval`]: the evaluation: the active evaluator and `evaluate`, the pattern features
-//!   (`features`) and evaluator (`pattern`), the residual nets (`net`), the weights file (`weights`), the midgame ProbCut
-//!   calibration stored with the weights (`mpc`), the hand-written evaluation (`classic`).
+//!   (`features`) and evaluator (`pattern`), the residual nets (`net`), the weights file
+//!   (`weights`), the midgame ProbCut calibration stored with the weights (`mpc`), the
+//!   hand-written evaluation (`classic`).
 //! - [`search`]: the transposition table (`tt`), multi-ProbCut (`probcut`), the midgame PVS
 //!   (`midgame`) and the exact / WLD solver (`endgame`).
 //! - [`engine`]: the facade the protocols and the command line call (the search reports through
