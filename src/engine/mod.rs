@@ -147,6 +147,17 @@ fn initial_solve_speed(threads: usize) -> f64 {
     SOLVE_NODES_PER_MS_PER_THREAD * (threads.max(1) as f64).powf(0.8)
 }
 
+/// What a timed search does after its midgame iterations ([`Engine::solve_plan`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolvePlan {
+    /// An exact solve (the disc difference).
+    Exact,
+    /// A WLD solve (win, draw or loss only), cheaper than an exact one.
+    Wld,
+    /// No solve: the midgame result is the answer.
+    MidgameOnly,
+}
+
 /// The engine: shared state for searches of one game or one batch of problems.
 pub struct Engine {
     config: EngineConfig,
@@ -391,7 +402,7 @@ impl Engine {
                         .unwrap_or(u64::MAX);
                     self.solve_plan(empties, avail)
                 } else {
-                    None
+                    SolvePlan::MidgameOnly
                 };
                 let max = limits
                     .depth
@@ -400,11 +411,17 @@ impl Engine {
                 // Before a solve attempt, the midgame only gets a quarter of the soft time: it
                 // provides the fallback move and fills the TT for move ordering.
                 let mid_soft = match (plan, limits.time_ms) {
-                    (Some(_), Some(ms)) => start.checked_add(Duration::from_millis(ms / 4)),
+                    (SolvePlan::Exact | SolvePlan::Wld, Some(ms)) => {
+                        start.checked_add(Duration::from_millis(ms / 4))
+                    }
                     _ => soft,
                 };
                 let mid = self.midgame(s, board, max, mid_soft, start, on_info);
-                let Some(wld) = plan else { return mid };
+                let wld = match plan {
+                    SolvePlan::Exact => false,
+                    SolvePlan::Wld => true,
+                    SolvePlan::MidgameOnly => return mid,
+                };
                 // Bounded by the hard deadline, or by twice the soft time without one.
                 let solve_deadline = limits.deadline.or_else(|| {
                     limits.time_ms.and_then(|ms| {
@@ -443,19 +460,19 @@ impl Engine {
     }
 
     /// Whether a timed search of a position with `empties` empties and `avail_ms` ms up to its
-    /// hard deadline tries a solve after its midgame iterations: `Some(false)` an exact solve,
-    /// `Some(true)` a WLD solve, `None` neither. A solve is tried when its estimated time
-    /// ([`solve_nodes_estimate`] over the measured solve speed) is at most half of
-    /// `avail_ms`; WLD is estimated at [`WLD_NODE_FRACTION`] of the exact nodes.
-    pub fn solve_plan(&self, empties: u32, avail_ms: u64) -> Option<bool> {
+    /// hard deadline tries a solve after its midgame iterations ([`SolvePlan`]). A solve is
+    /// tried when its estimated time ([`solve_nodes_estimate`] over the measured solve speed)
+    /// is at most half of `avail_ms`; WLD is estimated at [`WLD_NODE_FRACTION`] of the exact
+    /// nodes.
+    pub fn solve_plan(&self, empties: u32, avail_ms: u64) -> SolvePlan {
         let exact_ms = solve_nodes_estimate(empties) / self.solve_nodes_per_ms;
         let half = avail_ms as f64 / 2.0;
         if exact_ms <= half {
-            Some(false)
+            SolvePlan::Exact
         } else if exact_ms * WLD_NODE_FRACTION <= half {
-            Some(true)
+            SolvePlan::Wld
         } else {
-            None
+            SolvePlan::MidgameOnly
         }
     }
 

@@ -346,7 +346,7 @@ impl Searcher {
         if may_pass {
             let om = get_moves(o, p);
             if om != 0 {
-                return -self.nws_m(o, p, om, -alpha - 1, empties, false);
+                return -self.nws_with_moves(o, p, om, -alpha - 1, empties, false);
             }
         }
         Board {
@@ -389,7 +389,7 @@ impl Searcher {
     }
 
     /// Exact NWS below [`FASTEST_FIRST_EMPTIES`]: parity ordering, no TT.
-    pub(super) fn nws_shallow(
+    pub(super) fn nws_parity(
         &mut self,
         p: u64,
         o: u64,
@@ -398,13 +398,13 @@ impl Searcher {
         may_pass: bool,
     ) -> Score {
         if empties <= 4 {
-            return self.nws_tiny(p, o, alpha, empties);
+            return self.nws_last_empties(p, o, alpha, empties);
         }
-        self.nws_shallow_m(p, o, get_moves(p, o), alpha, empties, may_pass)
+        self.nws_parity_with_moves(p, o, get_moves(p, o), alpha, empties, may_pass)
     }
 
-    /// [`Searcher::nws_shallow`] at 5–6 empties given the moves `moves` of `(p, o)`.
-    pub(super) fn nws_shallow_m(
+    /// [`Searcher::nws_parity`] at 5–6 empties given the moves `moves` of `(p, o)`.
+    pub(super) fn nws_parity_with_moves(
         &mut self,
         p: u64,
         o: u64,
@@ -430,7 +430,7 @@ impl Searcher {
                     m &= m - 1;
                     let f = flips(p, o, x);
                     let v =
-                        -self.nws_shallow(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+                        -self.nws_parity(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
                     if v > best {
                         best = v;
                         if v > alpha {
@@ -445,7 +445,7 @@ impl Searcher {
 
     /// NWS with 0–4 empties.
     #[inline]
-    pub(super) fn nws_tiny(&mut self, p: u64, o: u64, alpha: Score, empties: u32) -> Score {
+    pub(super) fn nws_last_empties(&mut self, p: u64, o: u64, alpha: Score, empties: u32) -> Score {
         let empty = !(p | o);
         match empties {
             0 => {
@@ -620,7 +620,8 @@ impl Searcher {
             }
             let x = list.sq(i);
             let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
-            let (v, _) = self.order_pvs(c.player, c.opponent, -SCORE_INF, SCORE_INF, depth, true);
+            let (v, _) =
+                self.mid_pvs_node(c.player, c.opponent, -SCORE_INF, SCORE_INF, depth, true);
             list.add_key(i, w * v);
         }
         self.mid_mpc = saved;
@@ -630,10 +631,10 @@ impl Searcher {
     /// Exact null-window search: is the score of `b` (with `empties` empties) above `alpha`?
     /// Fail-soft: returns a value ≤ alpha (an upper bound) or > alpha (a lower bound).
     pub fn nws(&mut self, b: &Board, alpha: Score, empties: u32) -> Score {
-        self.nws_p(b.player, b.opponent, alpha, empties, true)
+        self.nws_node(b.player, b.opponent, alpha, empties, true)
     }
 
-    pub(super) fn nws_p(
+    pub(super) fn nws_node(
         &mut self,
         p: u64,
         o: u64,
@@ -642,14 +643,14 @@ impl Searcher {
         may_pass: bool,
     ) -> Score {
         if empties <= 4 {
-            return self.nws_tiny(p, o, alpha, empties);
+            return self.nws_last_empties(p, o, alpha, empties);
         }
-        self.nws_m(p, o, get_moves(p, o), alpha, empties, may_pass)
+        self.nws_with_moves(p, o, get_moves(p, o), alpha, empties, may_pass)
     }
 
-    /// [`Searcher::nws_p`] at ≥ 5 empties given the moves `moves` of `(p, o)` (often known
+    /// [`Searcher::nws_node`] at ≥ 5 empties given the moves `moves` of `(p, o)` (often known
     /// from the parent's fastest-first ordering).
-    pub(super) fn nws_m(
+    pub(super) fn nws_with_moves(
         &mut self,
         p: u64,
         o: u64,
@@ -659,7 +660,7 @@ impl Searcher {
         may_pass: bool,
     ) -> Score {
         if empties < FASTEST_FIRST_EMPTIES {
-            return self.nws_shallow_m(p, o, moves, alpha, empties, may_pass);
+            return self.nws_parity_with_moves(p, o, moves, alpha, empties, may_pass);
         }
         self.nodes += 1;
         if self.check_stop() {
@@ -738,7 +739,7 @@ impl Searcher {
         {
             let x = m as u32;
             let f = if etc { list.flip(x) } else { flips(p, o, x) };
-            let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+            let v = -self.nws_node(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
             if v > best {
                 best = v;
                 best_move = x;
@@ -750,7 +751,7 @@ impl Searcher {
         } else if rest & (rest - 1) == 0 {
             let x = rest.trailing_zeros();
             let f = if etc { list.flip(x) } else { flips(p, o, x) };
-            let v = -self.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
+            let v = -self.nws_node(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true);
             if v > best {
                 best = v;
                 best_move = x;
@@ -796,11 +797,11 @@ impl Searcher {
                 let x = list.sq(i);
                 let (f, cm) = list.child(x);
                 let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
-                // At 7 empties straight to the 6-empties search (nws_m's frame is large).
+                // At 7 empties straight to the 6-empties search (nws_with_moves's frame is large).
                 let v = if empties - 1 < FASTEST_FIRST_EMPTIES {
-                    -self.nws_shallow_m(cp, co, cm, -alpha - 1, empties - 1, true)
+                    -self.nws_parity_with_moves(cp, co, cm, -alpha - 1, empties - 1, true)
                 } else {
-                    -self.nws_m(cp, co, cm, -alpha - 1, empties - 1, true)
+                    -self.nws_with_moves(cp, co, cm, -alpha - 1, empties - 1, true)
                 };
                 if v > best {
                     best = v;
@@ -889,7 +890,7 @@ impl Searcher {
             let v = if depth == 0 {
                 eval
             } else {
-                self.order_pvs(p, o, bound - 1, bound, depth, true).0
+                self.mid_pvs_node(p, o, bound - 1, bound, depth, true).0
             };
             (v >= bound && !self.stopped).then_some((beta, Bound::Lower))
         } else {
@@ -900,7 +901,7 @@ impl Searcher {
             let v = if depth == 0 {
                 eval
             } else {
-                self.order_pvs(p, o, bound, bound + 1, depth, true).0
+                self.mid_pvs_node(p, o, bound, bound + 1, depth, true).0
             };
             (v <= bound && !self.stopped).then_some((alpha, Bound::Upper))
         }

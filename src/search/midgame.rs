@@ -3,8 +3,8 @@
 //! Negamax, fail-soft principal-variation search (Marsland & Campbell) with null-window
 //! searches for the later moves; the TT move first, then moves ordered by the evaluation of the
 //! child at depth ≥ 3 and fastest-first below. Leaves use [`crate::eval::evaluate`]; finished
-//! games score their exact final disc difference. The node loop is `Searcher::order_pvs` (with
-//! `order_d1` at depth 1 and the midgame multi-ProbCut `mid_probcut`), also used by the
+//! games score their exact final disc difference. The node loop is `Searcher::mid_pvs_node` (with
+//! `mid_pvs_d1` at depth 1 and the midgame multi-ProbCut `mid_probcut`), also used by the
 //! solver's ordering searches; the methods extend the per-thread [`Searcher`].
 
 use std::time::Instant;
@@ -47,7 +47,7 @@ impl Searcher {
     /// Fail-soft PVS of `b` to `depth` plies with the window (alpha, beta). Returns the score
     /// and the best move square (64 if none). Passes do not use up depth. TT move first, then
     /// the child's evaluation at depth ≥ 3 and fastest-first below; the allocation-free move
-    /// loop is `Searcher::order_pvs`, which the endgame's ordering searches share.
+    /// loop is `Searcher::mid_pvs_node`, which the endgame's ordering searches share.
     pub fn mid_pvs(
         &mut self,
         b: &Board,
@@ -57,7 +57,7 @@ impl Searcher {
         may_pass: bool,
     ) -> (Score, u32) {
         if depth >= 1 {
-            return self.order_pvs(b.player, b.opponent, alpha, beta, depth, may_pass);
+            return self.mid_pvs_node(b.player, b.opponent, alpha, beta, depth, may_pass);
         }
         self.nodes += 1;
         if self.check_stop() {
@@ -208,8 +208,8 @@ impl Searcher {
     /// window (alpha, beta), without per-node allocations: moves are ordered in a
     /// [`MoveList`] (TT move first, then by the child's evaluation at depth ≥ 3, else by the
     /// opponent's mobility; ties in square order), and depth-1 nodes go to
-    /// [`Searcher::order_d1`]. Returns the score and the best move square (64 if none).
-    pub(crate) fn order_pvs(
+    /// [`Searcher::mid_pvs_d1`]. Returns the score and the best move square (64 if none).
+    pub(crate) fn mid_pvs_node(
         &mut self,
         p: u64,
         o: u64,
@@ -219,7 +219,7 @@ impl Searcher {
         may_pass: bool,
     ) -> (Score, u32) {
         if depth <= 1 {
-            return self.order_d1(p, o, get_moves(p, o), alpha, beta, may_pass);
+            return self.mid_pvs_d1(p, o, get_moves(p, o), alpha, beta, may_pass);
         }
         self.nodes += 1;
         if self.check_stop() {
@@ -228,7 +228,7 @@ impl Searcher {
         let moves = get_moves(p, o);
         if moves == 0 {
             if may_pass && get_moves(o, p) != 0 {
-                let (v, _) = self.order_pvs(o, p, -beta, -alpha, depth, false);
+                let (v, _) = self.mid_pvs_node(o, p, -beta, -alpha, depth, false);
                 return (-v, 64);
             }
             return (final_score(p, o), 64);
@@ -308,22 +308,22 @@ impl Searcher {
                     child_moves[x as usize]
                 };
                 if i == 0 {
-                    -self.order_d1(cp, co, cm, -beta, -alpha, true).0
+                    -self.mid_pvs_d1(cp, co, cm, -beta, -alpha, true).0
                 } else {
-                    let mut v = -self.order_d1(cp, co, cm, -alpha - 1, -alpha, true).0;
+                    let mut v = -self.mid_pvs_d1(cp, co, cm, -alpha - 1, -alpha, true).0;
                     if v > alpha && v < beta && !self.stopped {
-                        v = -self.order_d1(cp, co, cm, -beta, -v, true).0;
+                        v = -self.mid_pvs_d1(cp, co, cm, -beta, -v, true).0;
                     }
                     v
                 }
             } else if i == 0 {
-                -self.order_pvs(cp, co, -beta, -alpha, depth - 1, true).0
+                -self.mid_pvs_node(cp, co, -beta, -alpha, depth - 1, true).0
             } else {
                 let mut v = -self
-                    .order_pvs(cp, co, -alpha - 1, -alpha, depth - 1, true)
+                    .mid_pvs_node(cp, co, -alpha - 1, -alpha, depth - 1, true)
                     .0;
                 if v > alpha && v < beta && !self.stopped {
-                    v = -self.order_pvs(cp, co, -beta, -v, depth - 1, true).0;
+                    v = -self.mid_pvs_node(cp, co, -beta, -v, depth - 1, true).0;
                 }
                 v
             };
@@ -347,10 +347,10 @@ impl Searcher {
         (best, best_move)
     }
 
-    /// [`Searcher::order_pvs`] at depth 1, given the moves `moves` of `(p, o)`: the children
+    /// [`Searcher::mid_pvs_node`] at depth 1, given the moves `moves` of `(p, o)`: the children
     /// are leaves, each evaluated once (a PVS re-search of a leaf counts its node again, as
     /// in [`Searcher::mid_pvs`], but reuses the value).
-    pub(super) fn order_d1(
+    pub(super) fn mid_pvs_d1(
         &mut self,
         p: u64,
         o: u64,
@@ -366,7 +366,7 @@ impl Searcher {
         if moves == 0 {
             let om = get_moves(o, p);
             if may_pass && om != 0 {
-                let (v, _) = self.order_d1(o, p, om, -beta, -alpha, false);
+                let (v, _) = self.mid_pvs_d1(o, p, om, -beta, -alpha, false);
                 return (-v, 64);
             }
             return (final_score(p, o), 64);
@@ -483,7 +483,7 @@ impl Searcher {
                 return None;
             }
             let bound = (bound as Score).max(-63);
-            let v = self.order_pvs(p, o, bound - 1, bound, d, true).0;
+            let v = self.mid_pvs_node(p, o, bound - 1, bound, d, true).0;
             (v >= bound && !self.stopped).then_some(beta)
         } else {
             let bound = ((alpha as f64 - margin - b) / a).floor();
@@ -491,7 +491,7 @@ impl Searcher {
                 return None;
             }
             let bound = (bound as Score).min(63);
-            let v = self.order_pvs(p, o, bound, bound + 1, d, true).0;
+            let v = self.mid_pvs_node(p, o, bound, bound + 1, d, true).0;
             (v <= bound && !self.stopped).then_some(alpha)
         }
     }

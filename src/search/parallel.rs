@@ -34,7 +34,7 @@ impl Cut {
 }
 
 impl Searcher {
-    /// The YBWC split of a midgame node of `(p, o)` at `depth` plies ([`Searcher::order_pvs`]
+    /// The YBWC split of a midgame node of `(p, o)` at `depth` plies ([`Searcher::mid_pvs_node`]
     /// with the window (alpha, beta) after its first move failed low): the moves `rest` get
     /// null-window searches around `alpha` in parallel on the pool; one failing high at a
     /// null-window node (beta = alpha + 1) cuts the others off through a [`Cut`] flag. Then,
@@ -53,7 +53,7 @@ impl Searcher {
     ) -> (Score, u32) {
         let results = self.split_search(rest, beta, |s, x| {
             let f = flips(p, o, x);
-            -s.order_pvs(o ^ f, p ^ f ^ (1 << x), -alpha - 1, -alpha, depth - 1, true)
+            -s.mid_pvs_node(o ^ f, p ^ f ^ (1 << x), -alpha - 1, -alpha, depth - 1, true)
                 .0
         });
         let mut best = -SCORE_INF;
@@ -68,7 +68,7 @@ impl Searcher {
                 // sequential PVS would after its null-window search at `a`.
                 let f = flips(p, o, x);
                 v = -self
-                    .order_pvs(o ^ f, p ^ f ^ (1 << x), -beta, -a, depth - 1, true)
+                    .mid_pvs_node(o ^ f, p ^ f ^ (1 << x), -beta, -a, depth - 1, true)
                     .0;
                 if self.stopped {
                     return (0, 64);
@@ -103,7 +103,7 @@ impl Searcher {
     ) -> Option<(Score, u32)> {
         let results = self.split_search(rest, alpha + 1, |s, x| {
             let f = flips(p, o, x);
-            -s.nws_p(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true)
+            -s.nws_node(o ^ f, p ^ f ^ (1 << x), -alpha - 1, empties - 1, true)
         });
         let mut best: Option<(Score, u32)> = None;
         for (i, v) in results {

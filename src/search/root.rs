@@ -30,7 +30,7 @@ impl Searcher {
     pub fn pvs(&mut self, b: &Board, alpha: Score, beta: Score) -> Score {
         let empties = b.empties();
         if beta <= alpha + 1 {
-            return self.nws_p(b.player, b.opponent, alpha, empties, true);
+            return self.nws_node(b.player, b.opponent, alpha, empties, true);
         }
         self.pvs_node(b, alpha, beta, empties, true).0
     }
@@ -94,7 +94,7 @@ impl Searcher {
             alpha,
             beta,
             |s, c, a, bb| s.pvs_node(c, a, bb, empties - 1, true).0,
-            |s, c, a| s.nws_p(c.player, c.opponent, a, empties - 1, true),
+            |s, c, a| s.nws_node(c.player, c.opponent, a, empties - 1, true),
         ) else {
             return (0, 64);
         };
@@ -201,7 +201,7 @@ impl Searcher {
                 let x = m.trailing_zeros();
                 m &= m - 1;
                 let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
-                if -self.nws_p(c.player, c.opponent, -score, empties - 1, true) >= score {
+                if -self.nws_node(c.player, c.opponent, -score, empties - 1, true) >= score {
                     found = x;
                     break;
                 }
@@ -259,7 +259,7 @@ impl Searcher {
         let w = 1;
         // The midgame search also leaves its best moves in the TT for the solve's ordering,
         // so a WLD solve (too narrow a window for aspiration) runs it too.
-        let (est, _) = self.order_pvs(b.player, b.opponent, -SCORE_INF, SCORE_INF, depth, true);
+        let (est, _) = self.mid_pvs_node(b.player, b.opponent, -SCORE_INF, SCORE_INF, depth, true);
         if beta - alpha <= 2 {
             return self.pvs_node(b, alpha, beta, empties, true);
         }
@@ -365,7 +365,7 @@ impl Searcher {
                 for x in order {
                     let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
                     // The child is ≤ −t: its NWS at −t fails low.
-                    if self.nws_p(c.player, c.opponent, -t, b.empties() - 1, true) <= -t {
+                    if self.nws_node(c.player, c.opponent, -t, b.empties() - 1, true) <= -t {
                         chosen = Some((x, c));
                         break;
                     }
@@ -406,11 +406,11 @@ impl Searcher {
                 let f = flips(b.player, b.opponent, x);
                 let c = b.make_move_with_flips(1 << x, f);
                 // Child value must be exactly -score: not above -score, and above -score-1.
-                let hi = self.nws_p(c.player, c.opponent, -score, empties - 1, true);
+                let hi = self.nws_node(c.player, c.opponent, -score, empties - 1, true);
                 if hi > -score {
                     continue;
                 }
-                let lo = self.nws_p(c.player, c.opponent, -score - 1, empties - 1, true);
+                let lo = self.nws_node(c.player, c.opponent, -score - 1, empties - 1, true);
                 if lo > -score - 1 {
                     found = Some((x, c));
                     break;

@@ -94,7 +94,7 @@ pub struct Searcher {
     pub(super) pool: Option<Arc<rayon::ThreadPool>>,
     /// True while running inside `pool`: NWS nodes at ≥ [`SPLIT_EMPTIES`] may split.
     pub(super) split: bool,
-    /// True in the midgame iterations of a search with a pool: [`Searcher::order_pvs`] nodes
+    /// True in the midgame iterations of a search with a pool: [`Searcher::mid_pvs_node`] nodes
     /// of ≥ [`MID_SPLIT_DEPTH`] plies split their moves after the first (YBWC).
     pub(super) mid_split: bool,
     /// A live node total shared with a progress display (updated at each stop check).
@@ -107,7 +107,7 @@ pub struct Searcher {
     /// The empties (inclusive range) at which an exact root solve runs the selective
     /// pre-searches first.
     pub(super) mpc_root_empties: (u32, u32),
-    /// The midgame ProbCut of [`Searcher::order_pvs`]: the calibration and its confidence `t`
+    /// The midgame ProbCut of [`Searcher::mid_pvs_node`]: the calibration and its confidence `t`
     /// (standard deviations); `None` = off (off in solves; their ordering searches
     /// ([`Searcher::search_order`]) turn it on at [`ORDER_MPC_T`] for their own duration).
     pub(super) mid_mpc: Option<(&'static probcut::MpcTable, f64)>,
@@ -167,7 +167,7 @@ impl Searcher {
         self.pool = pool.filter(|p| p.current_num_threads() > 1);
     }
 
-    /// Lets the midgame search (`Searcher::order_pvs`, and so [`Searcher::iterate`]) run on
+    /// Lets the midgame search (`Searcher::mid_pvs_node`, and so [`Searcher::iterate`]) run on
     /// the pool of [`Searcher::set_pool`] with YBWC: at nodes of ≥ [`MID_SPLIT_DEPTH`](crate::search::endgame::MID_SPLIT_DEPTH) plies,
     /// once the first move has been searched without a cutoff, the other moves get a null
     /// window around alpha in parallel (helper searchers sharing the TT; a fail-high at a
@@ -188,7 +188,7 @@ impl Searcher {
         self.mpc_root_empties = (min, max);
     }
 
-    /// Turns the multi-ProbCut of the midgame search (`Searcher::order_pvs`) on with confidence `t`
+    /// Turns the multi-ProbCut of the midgame search (`Searcher::mid_pvs_node`) on with confidence `t`
     /// (standard deviations, > 0) and the active evaluation's calibration
     /// ([`crate::eval::mpc_table`]), or off with `None` (or without a calibration). The
     /// midgame iterations set it; a solve must run with it off.
