@@ -23,7 +23,7 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use rand::Rng;
-use rand::rngs::StdRng;
+use rand_chacha::ChaCha12Rng;
 
 use crate::engine::{Engine, SearchInfo, SearchLimits, SearchResult, SolveMode};
 use crate::eval::evaluate;
@@ -216,7 +216,7 @@ pub fn search_at_level(
     board: &Board,
     level: Level,
     limits: &SearchLimits,
-    rng: &mut StdRng,
+    rng: &mut ChaCha12Rng,
     on_info: &mut dyn FnMut(&SearchInfo),
 ) -> SearchResult {
     let spec = level.spec();
@@ -330,7 +330,11 @@ fn root_scores(
 /// with probability `noise.random_percent` % a uniformly random one, otherwise one drawn with
 /// weight e^((score − best) / temperature) (a softmax; a temperature ≤ 0 picks the best,
 /// the first in square order among equals). Returns the square and its score.
-pub fn pick_noisy(scores: &[(Square, Score)], noise: Noise, rng: &mut StdRng) -> (Square, Score) {
+pub fn pick_noisy(
+    scores: &[(Square, Score)],
+    noise: Noise,
+    rng: &mut ChaCha12Rng,
+) -> (Square, Score) {
     debug_assert!(!scores.is_empty());
     if rng.gen_range(0..100) < noise.random_percent {
         return scores[rng.gen_range(0..scores.len())];
@@ -404,7 +408,7 @@ mod tests {
             temperature: 0.0,
             random_percent: 0,
         };
-        let mut rng = StdRng::seed_from_u64(7);
+        let mut rng = ChaCha12Rng::seed_from_u64(7);
         for _ in 0..20 {
             assert_eq!(pick_noisy(&scores, greedy, &mut rng), (b, 6));
         }

@@ -144,7 +144,7 @@ mod tests {
     #[test]
     fn edge_runs_are_the_corner_runs_grown_square_by_square() {
         use rand::{Rng, SeedableRng};
-        let mut rng = rand::rngs::StdRng::seed_from_u64(24);
+        let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(24);
         const EDGES: u64 = 0xFF81_8181_8181_81FF;
         for _ in 0..20_000 {
             // Dense edges, so that long runs occur.

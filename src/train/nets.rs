@@ -2,9 +2,9 @@
 //! fit leaves (`label − linear evaluation`).
 
 use indicatif::ProgressBar;
-use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha12Rng;
 use rayon::prelude::*;
 
 use super::progress::bar;
@@ -55,7 +55,7 @@ fn train_net(
             (s.board, s.label as f32 - base)
         })
         .collect();
-    let mut rng = StdRng::seed_from_u64(splitmix(opts.seed ^ (0x4E45_5400 + slot as u64)));
+    let mut rng = ChaCha12Rng::seed_from_u64(splitmix(opts.seed ^ (0x4E45_5400 + slot as u64)));
     let hidden = opts.net_hidden;
     let mut net = FloatNet {
         hidden,

@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha12Rng;
 use rayon::prelude::*;
 
 use super::progress::bar;
@@ -36,7 +36,7 @@ pub fn load_openings(path: &Path) -> Result<Option<Vec<Position>>> {
 
 /// A random 8-ply opening from the start position (shorter if the side to move has no legal
 /// move).
-fn random_opening(rng: &mut StdRng) -> Position {
+fn random_opening(rng: &mut ChaCha12Rng) -> Position {
     let mut pos = Position::start();
     for _ in 0..8 {
         let moves: Vec<Square> = pos.board.legal_moves().collect();
@@ -58,7 +58,7 @@ fn selfplay_game(
     game: u32,
 ) -> Vec<Sample> {
     engine.new_game();
-    let mut rng = StdRng::seed_from_u64(splitmix(opts.seed ^ splitmix(index as u64)));
+    let mut rng = ChaCha12Rng::seed_from_u64(splitmix(opts.seed ^ splitmix(index as u64)));
     let mut pos = match openings {
         Some(o) if !o.is_empty() => o[rng.gen_range(0..o.len())],
         _ => random_opening(&mut rng),

@@ -69,7 +69,7 @@ use std::sync::mpsc::sync_channel;
 use std::time::Instant;
 
 use rand::SeedableRng;
-use rand::rngs::StdRng;
+use rand_chacha::ChaCha12Rng;
 
 use crate::engine::Engine;
 use crate::engine::level::{DEFAULT_SEED, Level};
@@ -123,7 +123,7 @@ pub struct Gtp {
     time: TimeManager,
     options: GtpOptions,
     level: Level,
-    rng: StdRng,
+    rng: ChaCha12Rng,
     quit: bool,
     /// The input read ahead by [`run`]'s reader thread; `None` when lines are handed in
     /// one by one ([`Gtp::handle_line`] alone), and then nothing interrupts a search.
@@ -140,7 +140,7 @@ impl Gtp {
             engine,
             time: TimeManager::new(options.move_time_ms),
             level: options.level,
-            rng: StdRng::seed_from_u64(options.seed),
+            rng: ChaCha12Rng::seed_from_u64(options.seed),
             options,
             quit: false,
             inbox: None,
