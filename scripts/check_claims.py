@@ -187,7 +187,6 @@ def play_game(i, opening, cfg):
             color = other(color)
         left = {BLACK: float(clock), WHITE: float(clock)}
         passes = 0
-        ply = 0
         while passes < 2:
             moves = legal_moves(board, color)
             if not moves:
@@ -252,7 +251,6 @@ def play_game(i, opening, cfg):
             play(board, color, sq)
             engines[other(color)].send("play %s %s" % (color, sq_name(sq)))
             color = other(color)
-            ply += 1
     finally:
         for e in engines.values():
             e.close()

@@ -545,9 +545,7 @@ impl Engine {
     ) -> Option<SearchResult> {
         let r = s.solve(board, alpha, beta)?;
         let empties = board.empties();
-        // A score on or beyond the window's edge (short of a wipe-out) is a bound: with the
-        // WLD window (-1, 1), a proven win or loss whose disc count is unknown.
-        let bound = (r.score <= alpha && r.score > -64) || (r.score >= beta && r.score < 64);
+        let bound = !crate::search::root::is_exact(r.score, alpha, beta);
         let info = SearchInfo {
             depth: empties,
             score: if bound { r.score.signum() } else { r.score },

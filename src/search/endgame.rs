@@ -55,15 +55,12 @@ pub const SEARCH_ORDER_EMPTIES: u32 = 17;
 pub const EXPECT_ALL_EMPTIES: u32 = 19;
 
 /// Empties at and above which (up to [`SEARCH_ORDER_EMPTIES`]) the fastest-first keys also
-/// weigh the child's static evaluation, [`EVAL_ORDER_WEIGHT`] key units per disc (one
+/// weigh the child's static evaluation, `EVAL_ORDER_WEIGHT` (8) key units per disc (one
 /// opponent move is 64), as Edax's `movelist_evaluate` mixes evaluation and mobility. On FFO
 /// #40–#48 (1 thread, 256 MiB) 522.3 M → 473.3 M nodes (−9.4 %), #45–#52 2,841 M → 2,562 M
 /// (−9.8 %), time about the same (the evaluations cost what the nodes saved); from 11
 /// empties −12.4 % nodes but +31 % time; weights 6–11 within 0.3 % of each other.
 pub const EVAL_ORDER_EMPTIES: u32 = 12;
-
-/// Key units per disc of the child's evaluation in the ordering of [`EVAL_ORDER_EMPTIES`].
-pub const EVAL_ORDER_WEIGHT: i32 = 8;
 
 /// Depth in plies of the ordering searches from [`SEARCH_ORDER_EMPTIES`] (17) empties: 2 at
 /// 17, 3 at 18, 4 at 19, 5 at 20–22, 6 at 23–26, 7 from 27 (it saves nodes and, with the
@@ -97,7 +94,6 @@ pub const SPLIT_EMPTIES: u32 = 12;
 /// first (YBWC, [`Searcher::set_mid_split`]).
 pub const MID_SPLIT_DEPTH: i32 = 4;
 
-pub(super) const CORNERS: u64 = 0x8100_0000_0000_0081;
 pub(super) const X_AND_C: u64 = 0x42C3_0000_0000_C342;
 /// Move priority groups for parity ordering: corners, then plain squares, then X/C-squares.
 pub(super) const PRIORITY: [u64; 3] = [CORNERS, !(CORNERS | X_AND_C), X_AND_C];

@@ -4,8 +4,11 @@
 use std::mem::MaybeUninit;
 
 use crate::eval::ChildEval;
-use crate::search::endgame::*;
-use crate::search::searcher::*;
+use crate::search::searcher::child_value;
+
+/// Key units per disc of the child's evaluation in the fastest-first keys of the solver's NWS
+/// from [`EVAL_ORDER_EMPTIES`](crate::search::endgame::EVAL_ORDER_EMPTIES) empties.
+pub const EVAL_ORDER_WEIGHT: i32 = 8;
 
 /// Moves with their ordering keys, each packed as `key * 64 + square` in one `i32`.
 pub(super) struct MoveList {

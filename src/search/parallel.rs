@@ -10,29 +10,6 @@ use crate::othello::board::{SCORE_INF, Score};
 use crate::othello::movegen::flips;
 use crate::search::searcher::*;
 
-/// The cutoff flag of one YBWC split point, chained to the split points above it: a search
-/// under a split point stops as soon as any flag on its chain is set.
-pub(super) struct Cut {
-    pub(super) flag: AtomicBool,
-    pub(super) parent: Option<Arc<Cut>>,
-}
-
-impl Cut {
-    /// True if this split point or one above it was cut off.
-    pub(super) fn is_set(&self) -> bool {
-        let mut c = self;
-        loop {
-            if c.flag.load(Ordering::Relaxed) {
-                return true;
-            }
-            match &c.parent {
-                Some(p) => c = p,
-                None => return false,
-            }
-        }
-    }
-}
-
 impl Searcher {
     /// The YBWC split of a midgame node of `(p, o)` at `depth` plies ([`Searcher::mid_pvs_node`]
     /// with the window (alpha, beta) after its first move failed low): the moves `rest` get

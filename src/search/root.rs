@@ -11,6 +11,14 @@ use crate::search::probcut;
 use crate::search::searcher::*;
 use crate::search::tt::Bound;
 
+/// Whether a solve's `score` with the window (`alpha`, `beta`) is the exact final disc
+/// difference: inside the window it is, and so is a ±64 at the window's edge (no score lies
+/// beyond it); otherwise it is a bound (with the WLD window (−1, 1), a proven win or loss
+/// whose disc count is unknown).
+pub fn is_exact(score: Score, alpha: Score, beta: Score) -> bool {
+    (score > alpha || score <= -64) && (score < beta || score >= 64)
+}
+
 /// Result of a root solve.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SolveResult {
@@ -208,9 +216,7 @@ impl Searcher {
             }
             Move::Play(Square::from_index(found as u8))
         };
-        // Inside the window the score is exact; so is a ±64 at the window's edge, since no
-        // score lies beyond it (a wipe-out found with beta = 64 still has its PV rebuilt).
-        let exact = (score > alpha || score <= -64) && (score < beta || score >= 64);
+        let exact = is_exact(score, alpha, beta);
         let pv = if exact {
             self.exact_pv(b, score)
         } else {

@@ -9,7 +9,6 @@ use std::time::Instant;
 use crate::eval::{ChildEval, evaluate};
 use crate::othello::board::{Board, Score};
 use crate::othello::movegen::get_moves;
-use crate::search::parallel::*;
 use crate::search::probcut;
 use crate::search::tt::TranspositionTable;
 
@@ -111,6 +110,29 @@ pub struct Searcher {
     /// (standard deviations); `None` = off (off in solves; their ordering searches
     /// ([`Searcher::search_order`]) turn it on at [`ORDER_MPC_T`] for their own duration).
     pub(super) mid_mpc: Option<(&'static probcut::MpcTable, f64)>,
+}
+
+/// The cutoff flag of one YBWC split point, chained to the split points above it: a search
+/// under a split point stops as soon as any flag on its chain is set.
+pub(super) struct Cut {
+    pub(super) flag: AtomicBool,
+    pub(super) parent: Option<Arc<Cut>>,
+}
+
+impl Cut {
+    /// True if this split point or one above it was cut off.
+    pub(super) fn is_set(&self) -> bool {
+        let mut c = self;
+        loop {
+            if c.flag.load(Ordering::Relaxed) {
+                return true;
+            }
+            match &c.parent {
+                Some(p) => c = p,
+                None => return false,
+            }
+        }
+    }
 }
 
 impl Searcher {

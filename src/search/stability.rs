@@ -1,7 +1,8 @@
 //! Stable discs: discs that can never be flipped (full lines, edges anchored to a corner),
 //! for the solver's stability cutoffs.
 
-use crate::search::endgame::CORNERS;
+/// The four corners.
+pub(super) const CORNERS: u64 = 0x8100_0000_0000_0081;
 
 /// Masks of the 15 a1–h8 diagonals and 15 h1–a8 anti-diagonals of length ≥ 1.
 #[cfg(test)]
