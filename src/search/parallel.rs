@@ -1,5 +1,5 @@
 //! Young brothers wait concept (YBWC): the parallel splits of the midgame search and of the
-//! solver's NWS on a rayon pool, with chained cutoff flags.
+//! solver's NWS on a rayon pool; a fail-high sets its split point's cutoff flag (`Cut`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
