@@ -9,13 +9,14 @@ use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand};
 
 use flank::cli::values::{
-    IdRanges, MpcSetting, NumberList, parse_empties, parse_id_ranges, parse_level, parse_move_time,
-    parse_mpc, parse_phases, parse_rate, parse_seconds, parse_whole_number,
+    IdRanges, MpcSetting, NumberList, parse_empties, parse_empties_range, parse_id_ranges,
+    parse_level, parse_move_time, parse_mpc, parse_phases, parse_rate, parse_seconds,
+    parse_whole_number,
 };
 use flank::cli::{self, all_cores};
 use flank::engine::{Engine, EngineConfig};
@@ -88,6 +89,10 @@ enum Command {
     /// Measure an evaluation with `flank solve --depth D [--eval FILE] SET` (its last line
     /// gives the best-move agreement and the mean score error; see docs/eval.md).
     Evalset(EvalsetArgs),
+    /// Print an evaluation's error on a labelled position set (`flank evalset`'s output or any
+    /// OBF file with scores) by empties bucket: mean absolute error, RMSE and bias of the
+    /// static evaluation (or of a `--depth` search) against each position's best listed score.
+    EvalError(EvalErrorArgs),
     /// Join the residual nets of two weights files at some empties counts into their
     /// ensemble (one net with both nets' hidden units, whose correction is the weighted mean
     /// of theirs); everything else comes from BASE. See docs/eval.md.
@@ -99,6 +104,12 @@ enum Command {
     /// ($FLANK_DATA/games/wthor) and write its weights file with the table (see
     /// docs/eval.md, "Midgame MPC").
     MpcCalibrate(CalibrateArgs),
+    /// Generate training games: flank plays itself from XOT (or random) openings, with
+    /// softmax-noisy moves early, a fixed-depth search per move and an exact solve to the end;
+    /// one line per game (moves, each position's search value, the game's exact score),
+    /// appended to OUT as games finish. Deterministic per seed and game index; a second run
+    /// with the same settings skips the games OUT holds. See docs/eval.md, "Self-play games".
+    Selfplay(SelfplayArgs),
     /// Play a match between two GTP engines (any command lines, e.g. two flank settings):
     /// openings played twice with colours swapped, whole-game clocks (time odds allowed),
     /// forfeits, GGF records, Elo and SPRT; rounds to a target, stakes, draw offers,
@@ -282,12 +293,19 @@ struct BenchArgs {
 
 #[derive(Args, Debug)]
 struct EvalsetArgs {
-    /// Empties of every position (1-24). Solving all its moves takes about 0.01 s per position
-    /// at 14 empties, 0.3 s at 20, 3 s at 22, 17 s at 24 (wall, 2 cores).
-    #[arg(long, allow_negative_numbers = true, default_value_t = 14, value_parser = whole::<u32>(1..=24))]
-    empties: u32,
-    /// Positions wanted, evenly spaced over the candidates (about 6,800 exist at 14 empties);
-    /// fewer if fewer exist.
+    /// Empties of the positions: one count (1-24 when solved exactly) or a range such as
+    /// 30-50 (one position per game, at a count drawn from it; labelled by `--depth`). Solving all moves takes
+    /// about 0.01 s per position at 14 empties, 0.3 s at 20, 3 s at 22, 17 s at 24 (wall, 2
+    /// cores).
+    #[arg(long, default_value = "14", value_parser = parse_empties_range)]
+    empties: (u32, u32),
+    /// Label each position by a midgame search of this depth (its best move and value, the
+    /// active evaluation, default ProbCut) instead of solving every move exactly: the
+    /// midgame set. Required above 24 empties.
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1..=30))]
+    depth: Option<u32>,
+    /// Positions wanted, shared evenly among the empties counts and evenly spaced over each
+    /// count's candidates (about 6,800 exist at 14 empties); fewer if fewer exist.
     #[arg(long, allow_negative_numbers = true, default_value_t = 4000, value_parser = whole::<u64>(1..=1_000_000))]
     count: u64,
     /// The `flank train --seed` whose validation split the positions come from (held out only
@@ -302,6 +320,8 @@ struct EvalsetArgs {
     /// Solving threads (default: all cores).
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
     threads: Option<u64>,
+    #[command(flatten)]
+    eval: EvalArg,
 }
 
 #[derive(Args, Debug)]
@@ -352,6 +372,72 @@ struct EnsembleArgs {
     /// Output weights file.
     #[arg(long)]
     out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct EvalErrorArgs {
+    /// The labelled set (`-` = stdin).
+    file: PathBuf,
+    /// Empties per bucket (buckets start at multiples of it).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 5, value_parser = whole::<u32>(1..=64))]
+    bucket: u32,
+    /// Measure a depth-D search instead of the static evaluation (0 = static).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0, value_parser = whole::<u32>(0..=30))]
+    depth: u32,
+    #[command(flatten)]
+    eval: EvalArg,
+}
+
+#[derive(Args, Debug)]
+struct SelfplayArgs {
+    /// Output file: created with a header of the settings, or extended when it holds games of
+    /// the same settings.
+    #[arg(long)]
+    out: PathBuf,
+    /// Games to play: indices FIRST .. FIRST + GAMES.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 100, value_parser = whole::<u64>(1..=1_000_000_000))]
+    games: u64,
+    /// First game index (a shard of a larger run: shards with the same settings and disjoint
+    /// ranges make the same games as one run).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0, value_parser = whole::<u64>(0..=1_000_000_000_000))]
+    first: u64,
+    /// Seed of the openings and the noisy moves.
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_whole_number)]
+    seed: u64,
+    /// Search depth of each move, in plies.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 8, value_parser = whole::<u32>(1..=30))]
+    depth: u32,
+    /// Solve exactly from this many empties on (the game's exact score and its last moves).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 22, value_parser = whole::<u32>(0..=30))]
+    solve_empties: u32,
+    /// Moves after the opening drawn from a softmax of the moves' values.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 10, value_parser = whole::<u32>(0..=60))]
+    noise_plies: u32,
+    /// Softmax temperature in discs (a move T discs worse is e times less likely).
+    #[arg(long, default_value_t = 2.0, value_parser = parse_temperature)]
+    temperature: f64,
+    /// Openings: `xot` ($FLANK_DATA/openings/xot_large.txt), `random` (8 random plies) or a
+    /// file of transcripts, one per line.
+    #[arg(long, default_value = "xot")]
+    openings: String,
+    /// Games played at once, one search thread each (default: all cores).
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
+    threads: Option<u64>,
+    /// Transposition table of each game, in MiB.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 16, value_parser = whole::<u64>(1..=65536))]
+    hash: u64,
+    #[command(flatten)]
+    eval: EvalArg,
+}
+
+/// A softmax temperature: a finite number in (0, 100].
+fn parse_temperature(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 100.0 => Ok(t),
+        _ => Err(format!(
+            "expected a temperature in (0, 100] discs, got {s:?}"
+        )),
+    }
 }
 
 #[derive(Args, Debug)]
@@ -597,7 +683,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Analyze(a) => a.engine.eval.eval.clone(),
         Command::Train(a) => Some(a.eval.clone().unwrap_or_else(|| "classic".into())),
         Command::MpcCalibrate(a) => a.eval.clone(),
-        Command::Perft(_) | Command::Match(_) | Command::Evalset(_) | Command::Ensemble(_) => None,
+        Command::Selfplay(a) => a.eval.eval.clone(),
+        Command::EvalError(a) => a.eval.eval.clone(),
+        Command::Perft(_) | Command::Match(_) | Command::Ensemble(_) => None,
+        Command::Evalset(a) => a.eval.eval.clone(),
     };
     // The searching commands decode the weights now, not inside their first search.
     let decode_now = matches!(
@@ -619,6 +708,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Train(args) => run_train(args)?,
         Command::Evalset(args) => cli::evalset::run_evalset(&cli::evalset::EvalsetSettings {
             empties: args.empties,
+            label_depth: args.depth,
             count: args.count as usize,
             seed: args.seed,
             out: args.out,
@@ -632,6 +722,36 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out: args.out,
         })?,
         Command::MpcCalibrate(args) => run_calibrate(args)?,
+        Command::EvalError(args) => {
+            let input: Box<dyn io::BufRead> = if args.file.as_os_str() == "-" {
+                Box::new(io::stdin().lock())
+            } else {
+                let f = std::fs::File::open(&args.file)
+                    .with_context(|| format!("cannot read {}", args.file.display()))?;
+                Box::new(io::BufReader::new(f))
+            };
+            cli::eval_error::run_eval_error(
+                input,
+                &mut io::stdout().lock(),
+                args.bucket,
+                args.depth,
+                16,
+            )?
+        }
+        Command::Selfplay(args) => cli::selfplay::run_selfplay(&cli::selfplay::SelfplayOptions {
+            out: args.out,
+            games: args.games,
+            first: args.first,
+            seed: args.seed,
+            depth: args.depth,
+            solve_empties: args.solve_empties,
+            noise_plies: args.noise_plies,
+            temperature: args.temperature,
+            openings: args.openings,
+            threads: args.threads.map_or_else(cli::all_cores, |t| t as usize),
+            hash_mb: args.hash as usize,
+            eval: args.eval.eval,
+        })?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -663,6 +663,60 @@ fn evalset_lists_every_move_with_its_exact_score_from_held_out_games() {
 }
 
 #[test]
+fn midgame_evalset_labels_each_position_with_its_search_value() {
+    if !wthor_available() {
+        return;
+    }
+    let (code, out, err) = flank(
+        &[
+            "evalset",
+            "--empties",
+            "30-33",
+            "--depth",
+            "3",
+            "--count",
+            "8",
+            "--eval",
+            "classic",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("with 30-33 empties; wrote 8 labelled by depth-3"),
+        "{err}"
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 8);
+    flank::cli::select_eval(Some("classic"), false).unwrap();
+    let mut engine = flank::engine::Engine::new(flank::engine::EngineConfig {
+        hash_mb: 8,
+        threads: 1,
+    });
+    let mut per_count = [0; 4];
+    for line in &lines {
+        let p = parse_problem_line(line).unwrap().expect("an OBF line");
+        let e = p.position.board.empties();
+        assert!((30..=33).contains(&e), "{line}");
+        per_count[(e - 30) as usize] += 1;
+        // One move, the search's, with its value: the same search gives the same label.
+        assert_eq!(p.move_scores.len(), 1, "{line}");
+        engine.new_game();
+        let limits = flank::engine::SearchLimits {
+            depth: Some(3),
+            ..flank::engine::SearchLimits::default()
+        };
+        let r = engine.search(&p.position.board, &limits, &mut |_| {});
+        assert_eq!(p.move_scores[0], (r.best, r.score), "{line}");
+    }
+    assert_eq!(per_count, [2; 4], "the count is shared among the empties");
+    // Above 24 empties a set needs a label depth.
+    let (code, _, err) = flank(&["evalset", "--empties", "30-40"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("need a label depth"), "{err}");
+}
+
+#[test]
 fn evalset_failure_keeps_an_existing_output_and_stdout_errors_count() {
     // A data directory whose WTHOR folder is empty: the run fails after the output check.
     let root = std::env::temp_dir().join(format!("flank-evalset-empty-{}", std::process::id()));

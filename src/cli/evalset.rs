@@ -13,8 +13,11 @@ use crate::train::evalset::{EvalSetOptions, build};
 /// The settings of `flank evalset`.
 #[derive(Clone, Debug)]
 pub struct EvalsetSettings {
-    /// Empties of every position (1-24).
-    pub empties: u32,
+    /// Empties of the positions, an inclusive range (1-59).
+    pub empties: (u32, u32),
+    /// Label by a midgame search of this depth instead of exact solving (required above 24
+    /// empties).
+    pub label_depth: Option<u32>,
     /// Positions wanted, evenly spaced over the candidates (fewer if fewer exist).
     pub count: usize,
     /// The `flank train --seed` whose validation split the positions come from.
@@ -39,6 +42,7 @@ pub fn run_evalset(settings: &EvalsetSettings) -> Result<()> {
         wthor_dir: data.join("games/wthor"),
         empties: settings.empties,
         count: settings.count,
+        label_depth: settings.label_depth,
         seed: settings.seed,
         validation_percent: 5,
         test_positions: Some(data.join("endgame/hard-20.obf")),
@@ -97,14 +101,21 @@ pub fn run_evalset(settings: &EvalsetSettings) -> Result<()> {
         eprintln!("evalset: note: endgame/hard-20.obf not found, no test games left out");
     }
     eprintln!(
-        "evalset: {} WTHOR games, {} held out (seed {}), {} of them through a hard-20 position left out; {} distinct positions with {} empties; wrote {}",
+        "evalset: {} WTHOR games, {} held out (seed {}), {} of them through a hard-20 position left out; {} distinct positions with {} empties; wrote {}{}",
         stats.games,
         stats.held_out,
         settings.seed,
         stats.test_games,
         stats.candidates,
-        settings.empties,
-        lines.len()
+        match settings.empties {
+            (lo, hi) if lo == hi => lo.to_string(),
+            (lo, hi) => format!("{lo}-{hi}"),
+        },
+        lines.len(),
+        match settings.label_depth {
+            Some(d) => format!(" labelled by depth-{d} searches"),
+            None => " solved exactly".to_string(),
+        }
     );
     if lines.len() < opts.count {
         eprintln!(

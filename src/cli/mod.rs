@@ -5,11 +5,13 @@
 pub mod analyze;
 pub mod bench;
 pub mod ensemble;
+pub mod eval_error;
 pub mod evalset;
 pub mod gtp;
 pub mod match_cmd;
 pub mod mpc_calibrate;
 pub mod perft;
+pub mod selfplay;
 pub mod solve;
 pub mod train;
 pub mod values;

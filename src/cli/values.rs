@@ -126,6 +126,21 @@ fn parse_ranges(s: &str, what: &str, max: usize) -> Result<Vec<(usize, usize)>, 
     Ok(out)
 }
 
+/// Parses `--empties` of `flank evalset`: one empties count (`14`) or an inclusive range
+/// (`30-50`), each 1-59.
+///
+/// # Errors
+/// Anything else, or a range whose first count is above its last.
+pub fn parse_empties_range(s: &str) -> Result<(u32, u32), String> {
+    let r = parse_ranges(s, "an empties count 1-59 (e.g. 14 or 30-50)", 59)?;
+    match r.as_slice() {
+        [(a, b)] if *a >= 1 => Ok((*a as u32, *b as u32)),
+        _ => Err(format!(
+            "'{s}' is not an empties count 1-59 or a range like 30-50"
+        )),
+    }
+}
+
 /// Inclusive ranges `(first, last)` of position numbers, from `--positions`.
 #[derive(Clone, Debug)]
 pub struct IdRanges(pub Vec<(usize, usize)>);

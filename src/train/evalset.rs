@@ -1,6 +1,8 @@
-//! `flank evalset`: a held-out test set for evaluation work, built from WTHOR: positions with a
-//! fixed number of empties taken from the games that `flank train` holds out for validation,
-//! every legal move solved exactly, written as OBF lines like `$FLANK_DATA/endgame/*.obf`.
+//! `flank evalset`: a held-out test set for evaluation work, built from WTHOR: positions with
+//! given empties taken from the games that `flank train` holds out for validation, every legal
+//! move solved exactly (up to 24 empties), or labelled by a deep midgame search (the midgame
+//! set, 30–50 empties), written as OBF lines like `$FLANK_DATA/endgame/*.obf`. `flank
+//! eval-error SET` prints an evaluation's error on a set by empties.
 //!
 //! Why: the figure, best-move agreement of a depth-15 search on the 276 positions of
 //! `hard-20.obf`, moves by ±3–5 positions between evaluations of equal held-out error (its
@@ -26,7 +28,7 @@ use crate::othello::Position;
 use crate::othello::board::Board;
 use crate::othello::square::Move;
 use crate::train::{
-    bar, is_held_out, load_test_positions, read_wthor_games, replay_wthor, worker_engine,
+    bar, is_held_out, load_test_positions, read_wthor_games, replay_wthor, splitmix, worker_engine,
 };
 
 /// Settings of an evaluation test set.
@@ -34,10 +36,17 @@ use crate::train::{
 pub struct EvalSetOptions {
     /// The WTHOR directory (`$FLANK_DATA/games/wthor`).
     pub wthor_dir: PathBuf,
-    /// Empties of every position (1–24; exact solving of all moves gets slow above 20).
-    pub empties: u32,
-    /// Positions wanted (evenly spaced over the candidates; fewer if fewer exist).
+    /// Empties of the positions, an inclusive range (1–59): each game gives one position, at
+    /// a count drawn from the game's number.
+    pub empties: (u32, u32),
+    /// Positions wanted, shared evenly among the empties counts and evenly spaced over each
+    /// count's candidates (fewer if fewer exist).
     pub count: usize,
+    /// How the positions are labelled: `None`, every legal move solved exactly (at most 24
+    /// empties; slow above 20); `Some(d)`, a depth-`d` midgame search of the position (with
+    /// the active evaluation and its default ProbCut) gives its best move and value, for
+    /// midgame positions no solver reaches.
+    pub label_depth: Option<u32>,
     /// The training seed whose validation split is used (`flank train --seed`, default 1).
     pub seed: u64,
     /// Percentage of games held out by that split (5, as in `flank train`).
@@ -60,13 +69,18 @@ pub struct EvalSetStats {
 }
 
 /// Builds the set: returns the OBF lines (cells `X` black / `O` white, the side to move, then
-/// every legal move with its exact score for the side to move, best first) and what was
-/// found. Errors: the WTHOR directory or the test file cannot be read, `empties` is out of
-/// range, or no held-out game reaches a position with `empties` empties. Solving shows a
-/// progress bar on stderr.
+/// every legal move with its exact score for the side to move, best first; or with
+/// [`EvalSetOptions::label_depth`] the search's best move and value only) and what was found.
+/// Errors: the WTHOR directory or the test file cannot be read, the empties are out of range
+/// (above 24 without a label depth), or no held-out game reaches a position with those
+/// empties. Labelling shows a progress bar on stderr.
 pub fn build(opts: &EvalSetOptions) -> Result<(Vec<String>, EvalSetStats)> {
-    if !(1..=24).contains(&opts.empties) {
-        bail!("--empties must be 1-24, not {}", opts.empties);
+    let (lo, hi) = opts.empties;
+    if lo < 1 || hi > 59 || lo > hi {
+        bail!("--empties must be 1-59, not {lo}-{hi}");
+    }
+    if opts.label_depth.is_none() && hi > 24 {
+        bail!("positions with more than 24 empties need a label depth (--depth)");
     }
     let test = match &opts.test_positions {
         Some(p) => load_test_positions(p)?,
@@ -78,7 +92,8 @@ pub fn build(opts: &EvalSetOptions) -> Result<(Vec<String>, EvalSetStats)> {
         ..EvalSetStats::default()
     };
     let mut seen = HashSet::new();
-    let mut candidates: Vec<Position> = Vec::new();
+    // Candidates per empties count, lo..=hi.
+    let mut by_empties: Vec<Vec<Position>> = vec![Vec::new(); (hi - lo + 1) as usize];
     for (gi, g) in games.iter().enumerate() {
         if !is_held_out(opts.seed, opts.validation_percent, gi as u32) {
             continue;
@@ -94,33 +109,58 @@ pub fn build(opts: &EvalSetOptions) -> Result<(Vec<String>, EvalSetStats)> {
             stats.test_games += 1;
             continue;
         }
+        // Each game gives one position, at an empties count drawn from its number, so that
+        // the counts' positions come from different games.
+        let e = lo + (splitmix(gi as u64) % u64::from(hi - lo + 1)) as u32;
         if let Some(p) = positions
             .iter()
-            .find(|p| p.board.empties() == opts.empties && p.board.has_moves())
+            .find(|p| p.board.empties() == e && p.board.has_moves())
             && seen.insert((p.board.player, p.board.opponent, p.side))
         {
-            candidates.push(*p);
+            by_empties[(e - lo) as usize].push(*p);
         }
     }
-    stats.candidates = candidates.len();
-    if candidates.is_empty() {
-        bail!(
-            "no held-out WTHOR game reaches a position with {} empties and a legal move",
-            opts.empties
-        );
+    stats.candidates = by_empties.iter().map(Vec::len).sum();
+    if stats.candidates == 0 {
+        bail!("no held-out WTHOR game reaches a position with {lo}-{hi} empties and a legal move");
     }
-    let chosen: Vec<Position> = if candidates.len() > opts.count {
-        (0..opts.count)
-            .map(|i| candidates[i * candidates.len() / opts.count])
-            .collect()
-    } else {
-        candidates
-    };
-    let pb = bar(chosen.len() as u64, "solving");
+    let counts = by_empties.len();
+    let mut chosen: Vec<Position> = Vec::new();
+    for (k, candidates) in by_empties.iter().enumerate() {
+        // This count's share of `count`, the remainder going to the first counts.
+        let want = opts.count / counts + usize::from(k < opts.count % counts);
+        if candidates.len() > want {
+            chosen.extend((0..want).map(|i| candidates[i * candidates.len() / want]));
+        } else {
+            chosen.extend(candidates.iter().copied());
+        }
+    }
+    let pb = bar(chosen.len() as u64, "labelling");
     let lines = chosen
         .par_iter()
         .map_init(worker_engine, |engine, p| {
             pb.inc(1);
+            let side = if p.side == crate::othello::square::Color::Black {
+                'X'
+            } else {
+                'O'
+            };
+            let mut line = format!("{} {side};", p.cells());
+            if let Some(depth) = opts.label_depth {
+                engine.new_game();
+                let limits = SearchLimits {
+                    mode: SolveMode::Midgame,
+                    depth: Some(depth),
+                    ..SearchLimits::default()
+                };
+                let r = engine.search(&p.board, &limits, &mut |_| {});
+                line.push_str(&format!(
+                    " {}:{:+};",
+                    r.best.to_string().to_uppercase(),
+                    r.score
+                ));
+                return line;
+            }
             let exact = SearchLimits {
                 mode: SolveMode::Exact,
                 ..SearchLimits::default()
@@ -142,12 +182,6 @@ pub fn build(opts: &EvalSetOptions) -> Result<(Vec<String>, EvalSetStats)> {
                 })
                 .collect();
             scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            let side = if p.side == crate::othello::square::Color::Black {
-                'X'
-            } else {
-                'O'
-            };
-            let mut line = format!("{} {side};", p.cells());
             for (s, m) in scored {
                 line.push_str(&format!(" {m}:{s:+};"));
             }

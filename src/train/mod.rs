@@ -54,6 +54,7 @@ mod nets;
 mod progress;
 mod samples_cache;
 mod selfplay;
+pub mod selfplay_records;
 mod wthor_games;
 mod wthor_labels;
 

@@ -1,0 +1,195 @@
+//! `flank selfplay` end to end: the records, their exact scores, determinism across threads
+//! and shards, resuming, and the refusals; `flank eval-error` on a labelled set.
+
+mod common;
+
+use common::flank;
+use flank::othello::board::Board;
+use flank::train::selfplay_records::{GameRecord, read_records};
+
+/// A fresh path in the temp directory for this test.
+fn temp(name: &str) -> std::path::PathBuf {
+    let p = std::env::temp_dir().join(format!("flank-selfplay-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+/// Runs `flank selfplay` with small settings (random openings, depth 2, exact from 12
+/// empties) and `extra` arguments; returns (exit code, stderr).
+fn selfplay(out: &std::path::Path, extra: &[&str]) -> (i32, String) {
+    let mut args = vec![
+        "selfplay",
+        "--openings",
+        "random",
+        "--depth",
+        "2",
+        "--solve-empties",
+        "12",
+        "--noise-plies",
+        "6",
+        "--seed",
+        "9",
+        "--hash",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (code, _, err) = flank(&args, "");
+    (code, err)
+}
+
+/// The record lines of `path`, sorted by game index.
+fn sorted_lines(path: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(String::from)
+        .collect();
+    lines.sort_by_key(|l| l.split('\t').next().unwrap().parse::<u64>().unwrap());
+    lines
+}
+
+#[test]
+fn games_end_with_their_exact_score_and_resume_and_shard_to_the_same_set() {
+    let a = temp("a.txt");
+    let (code, err) = selfplay(&a, &["--games", "4", "--threads", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("4 games played"), "{err}");
+    let (header, records) = read_records(&a).unwrap();
+    assert_eq!(
+        header,
+        "# flank selfplay v1 seed=9 depth=2 solve-empties=12 noise-plies=6 temperature=2 openings=random eval=trained"
+    );
+    let mut indices: Vec<u64> = records.iter().map(|r| r.index).collect();
+    indices.sort();
+    assert_eq!(indices, [0, 1, 2, 3]);
+    for r in &records {
+        // Replay: the game is played to its end, and from the exact solve on every move is
+        // perfect, so the final disc difference is the recorded exact score.
+        let positions = r.positions();
+        assert_eq!(positions.len(), r.values.len());
+        let mut pos = flank::othello::Position::start();
+        for &m in &r.moves {
+            pos = pos.play(m).expect("legal move");
+        }
+        assert!(pos.board.is_game_over());
+        let black_final = match pos.side {
+            flank::othello::square::Color::Black => pos.board.final_score(),
+            flank::othello::square::Color::White => -pos.board.final_score(),
+        };
+        assert_eq!(black_final, r.exact, "game {}", r.index);
+        for p in positions
+            .iter()
+            .filter(|p| p.position.board.empties() <= 12)
+        {
+            assert_eq!(p.value, p.exact, "game {}", r.index);
+        }
+        // Values before the solve are search estimates, within the disc range.
+        assert!(r.values.iter().all(|v| (-64..=64).contains(v)));
+    }
+
+    // Resume: the same settings with more games play only the new ones; a line cut short
+    // by an interrupted write is dropped and played again.
+    let before = std::fs::read_to_string(&a).unwrap();
+    let cut = records.iter().find(|r| r.index == 3).unwrap().line();
+    let kept: String = before
+        .lines()
+        .filter(|l| !l.starts_with("3\t"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&a, format!("{kept}{}", &cut[..cut.len() / 2])).unwrap();
+    let (code, err) = selfplay(&a, &["--games", "6", "--threads", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("3 games played") && err.contains("3 already in"),
+        "{err}"
+    );
+
+    // The same games from one thread, in two shards.
+    let b = temp("b.txt");
+    let (code, err) = selfplay(&b, &["--games", "2", "--threads", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = selfplay(&b, &["--first", "2", "--games", "4", "--threads", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(sorted_lines(&a), sorted_lines(&b));
+    assert_eq!(sorted_lines(&a).len(), 6);
+
+    // Other settings never extend a file: it is left as it was.
+    let kept = std::fs::read_to_string(&b).unwrap();
+    let (code, err) = selfplay(&b, &["--games", "2", "--temperature", "3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("holds games of other settings"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), kept);
+
+    // A damaged line is reported with its line number.
+    std::fs::write(
+        &b,
+        format!("{}\n7\t0\tf5a1\t+2\t+1\n", kept.lines().next().unwrap()),
+    )
+    .unwrap();
+    let (code, err) = selfplay(&b, &["--games", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains(":2: bad self-play record"), "{err}");
+    for p in [a, b] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[test]
+fn record_lines_parse_back_to_the_same_game() {
+    let line = "0\t2\tf5d6c3d3\t+4\t+1,-2";
+    let r = GameRecord::parse(line).unwrap();
+    assert_eq!(r.line(), line);
+    let p = r.positions();
+    assert_eq!(p.len(), 2);
+    // The third move is black's: the exact score is black's view.
+    assert_eq!((p[0].value, p[0].exact), (1, 4));
+    assert_eq!((p[1].value, p[1].exact), (-2, -4));
+    assert_eq!(p[0].position.board.empties(), 58);
+}
+
+#[test]
+fn eval_error_reports_the_static_evaluation_against_the_labels() {
+    let set = temp("set.obf");
+    // The start position (60 empties) and one after f5 (59), labelled +4 and −2.
+    std::fs::write(
+        &set,
+        "---------------------------OX------XO--------------------------- X; F5:+4;\n\
+         ---------------------------OX------XXX-------------------------- O; F4:-2;\n",
+    )
+    .unwrap();
+    let (code, out, err) = flank(
+        &[
+            "eval-error",
+            set.to_str().unwrap(),
+            "--eval",
+            "classic",
+            "--bucket",
+            "10",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    flank::cli::select_eval(Some("classic"), false).unwrap();
+    let e0 = flank::eval::evaluate(&Board::start());
+    let after_f5 = flank::notation::parse_transcript("f5").unwrap().1.board;
+    let e1 = flank::eval::evaluate(&after_f5);
+    let (d0, d1) = ((e0 - 4) as f64, (e1 + 2) as f64);
+    let expected = format!(
+        "all 50-69         2 {:>6.2} {:>6.2} {:>+6.2}",
+        (d0.abs() + d1.abs()) / 2.0,
+        ((d0 * d0 + d1 * d1) / 2.0).sqrt(),
+        (d0 + d1) / 2.0
+    );
+    assert!(
+        out.lines().any(|l| l == expected),
+        "{out}\nwanted {expected}"
+    );
+    assert_eq!(out.lines().count(), 4, "{out}");
+    let (code, _, err) = flank(&["eval-error", "/nonexistent/set.obf"], "");
+    assert_eq!((code, err.lines().count()), (2, 1), "{err}");
+    let _ = std::fs::remove_file(set);
+}
