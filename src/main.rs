@@ -110,6 +110,10 @@ enum Command {
     /// appended to OUT as games finish. Deterministic per seed and game index; a second run
     /// with the same settings skips the games OUT holds. See docs/eval.md, "Self-play games".
     Selfplay(SelfplayArgs),
+    /// Refit the linear weights of some phases of a weights file on WTHOR and self-play
+    /// positions, with labels that mix the game's result and a search value; everything else
+    /// of the file is kept. See docs/eval.md, "Refitting the midgame".
+    Refit(RefitArgs),
     /// Play a match between two GTP engines (any command lines, e.g. two flank settings):
     /// openings played twice with colours swapped, whole-game clocks (time odds allowed),
     /// forfeits, GGF records, Elo and SPRT; rounds to a target, stakes, draw offers,
@@ -386,6 +390,62 @@ struct EvalErrorArgs {
     depth: u32,
     #[command(flatten)]
     eval: EvalArg,
+}
+
+#[derive(Args, Debug)]
+struct RefitArgs {
+    /// Output weights file.
+    #[arg(long)]
+    out: PathBuf,
+    /// The weights file to start from: `trained` (the built-in weights) or a file.
+    #[arg(long, default_value = "trained")]
+    base: String,
+    /// Phases to refit (phase p holds 2p and 2p + 1 empties; phases below 12 need labels
+    /// from solving, which `flank train` makes).
+    #[arg(long, default_value = "12-29", value_parser = parse_phases)]
+    phases: NumberList,
+    /// Self-play record files (`flank selfplay`); repeat for several.
+    #[arg(long = "selfplay", value_name = "FILE")]
+    selfplay: Vec<PathBuf>,
+    /// Leave out the WTHOR positions (self-play only).
+    #[arg(long)]
+    no_wthor: bool,
+    /// Depth of the searches that label a share of the WTHOR positions (0 = none).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0, value_parser = whole::<u32>(0..=20))]
+    search_depth: u32,
+    /// One WTHOR position in this many gets a search label.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 4, value_parser = whole::<u64>(1..=1_000_000))]
+    search_every: u64,
+    /// Weight of the search value in a mixed label, 0-1 (0: game results only).
+    #[arg(long, default_value_t = 0.5, value_parser = parse_mix)]
+    mix: f64,
+    /// Ridge strength towards the base weights.
+    #[arg(long, default_value_t = 20.0, value_parser = parse_lambda)]
+    lambda: f64,
+    /// Conjugate-gradient iterations per phase.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 60, value_parser = whole::<usize>(1..=10_000))]
+    iterations: usize,
+    /// Threads (default: all cores).
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
+    threads: Option<u64>,
+    #[command(flatten)]
+    eval: EvalArg,
+}
+
+/// A label mix: a number in [0, 1].
+fn parse_mix(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(m) if (0.0..=1.0).contains(&m) => Ok(m),
+        _ => Err(format!("expected a number in [0, 1], got {s:?}")),
+    }
+}
+
+/// A ridge strength: a finite number in [0, 1e6].
+fn parse_lambda(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(l) if (0.0..=1e6).contains(&l) => Ok(l),
+        _ => Err(format!("expected a number in [0, 1000000], got {s:?}")),
+    }
 }
 
 #[derive(Args, Debug)]
@@ -685,6 +745,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::MpcCalibrate(a) => a.eval.clone(),
         Command::Selfplay(a) => a.eval.eval.clone(),
         Command::EvalError(a) => a.eval.eval.clone(),
+        Command::Refit(a) => a.eval.eval.clone(),
         Command::Perft(_) | Command::Match(_) | Command::Ensemble(_) => None,
         Command::Evalset(a) => a.eval.eval.clone(),
     };
@@ -737,6 +798,37 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 args.depth,
                 16,
             )?
+        }
+        Command::Refit(args) => {
+            let data = flank::data::data_root().map_err(anyhow::Error::msg);
+            let wthor_dir = if args.no_wthor {
+                None
+            } else {
+                Some(data?.join("games/wthor"))
+            };
+            let test_positions = wthor_dir
+                .as_ref()
+                .and_then(|w| w.parent().and_then(|g| g.parent()))
+                .map(|d| d.join("endgame/hard-20.obf"));
+            let opts = flank::train::refit::RefitOptions {
+                base: args.base,
+                phases: args.phases.0,
+                wthor_dir,
+                test_positions,
+                selfplay: args.selfplay,
+                search_depth: args.search_depth,
+                search_every: args.search_every,
+                mix: args.mix,
+                lambda: args.lambda,
+                iterations: args.iterations,
+                seed: 1,
+                out: args.out,
+            };
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(args.threads.map_or(0, |t| t as usize))
+                .build()
+                .context("cannot start the threads")?;
+            pool.install(|| flank::train::refit::refit(&opts, &mut io::stdout().lock()))?;
         }
         Command::Selfplay(args) => cli::selfplay::run_selfplay(&cli::selfplay::SelfplayOptions {
             out: args.out,

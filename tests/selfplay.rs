@@ -193,3 +193,67 @@ fn eval_error_reports_the_static_evaluation_against_the_labels() {
     assert_eq!((code, err.lines().count()), (2, 1), "{err}");
     let _ = std::fs::remove_file(set);
 }
+
+#[test]
+fn refit_changes_only_the_chosen_phases_and_keeps_nets_and_probcut() {
+    let games = temp("refit-games.txt");
+    let (code, err) = selfplay(&games, &["--games", "6", "--threads", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let out = temp("refit.bin");
+    let (code, report, err) = flank(
+        &[
+            "refit",
+            "--no-wthor",
+            "--selfplay",
+            games.to_str().unwrap(),
+            "--phases",
+            "24-25",
+            "--mix",
+            "0.5",
+            "--iterations",
+            "20",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(report.contains("self-play: 6 games"), "{report}");
+    let base = flank::eval::weights::decode_all(flank::eval::weights::EMBEDDED).unwrap();
+    let new = flank::eval::weights::decode_all(&std::fs::read(&out).unwrap()).unwrap();
+    let n = flank::eval::features::LAYOUT.compact_len;
+    let phase = |w: &[i16], p: usize| w[p * n..(p + 1) * n].to_vec();
+    for p in 0..flank::eval::features::NUM_PHASES {
+        if p == 24 || p == 25 {
+            assert_ne!(phase(&base.0, p), phase(&new.0, p), "phase {p} refitted");
+        } else {
+            assert_eq!(phase(&base.0, p), phase(&new.0, p), "phase {p} kept");
+        }
+    }
+    assert_eq!(base.1, new.1, "nets kept");
+    assert_eq!(base.2, new.2, "ProbCut table kept");
+    // Refit positions of phase 24-25 (48-51 empties) are fitted better than by the base: the
+    // training error of the refitted weights on their own labels is below the base's.
+    let (_, records) = read_records(&games).unwrap();
+    let base_eval = flank::eval::pattern::PatternEval::from_compact(&base.0).unwrap();
+    let new_eval = flank::eval::pattern::PatternEval::from_compact(&new.0).unwrap();
+    let (mut eb, mut en, mut count) = (0.0, 0.0, 0);
+    for r in &records {
+        for p in r.positions() {
+            if (48..=51).contains(&p.position.board.empties()) {
+                let label = 0.5 * p.value as f64 + 0.5 * p.exact as f64;
+                eb += (base_eval.evaluate(&p.position.board) as f64 - label).powi(2);
+                en += (new_eval.evaluate(&p.position.board) as f64 - label).powi(2);
+                count += 1;
+            }
+        }
+    }
+    assert!(count > 0);
+    assert!(
+        en < eb,
+        "refitted {en} against base {eb} over {count} positions"
+    );
+    for p in [games, out] {
+        let _ = std::fs::remove_file(p);
+    }
+}

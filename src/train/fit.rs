@@ -133,8 +133,41 @@ fn solve_phase(
     d.iter().zip(prior).map(|(d, p)| d + p).collect()
 }
 
+/// Fits one phase's weights to `train` by ridge regression towards `prior` (weights in discs,
+/// compact layout) with strength `lambda`; returns the new weights in discs and the training
+/// RMSE. The step [`fit`] takes per phase, for a refit of chosen phases
+/// ([`crate::train::refit`]).
+pub(crate) fn fit_one_phase(
+    train: &[(crate::othello::board::Board, f64)],
+    prior: &[f64],
+    lambda: f64,
+    iterations: usize,
+    pb: &ProgressBar,
+) -> (Vec<f64>, f64) {
+    let feats: Vec<Feats> = train
+        .par_iter()
+        .map(|(b, _)| {
+            let mut f = [0u32; FEATURES_PER_POSITION];
+            compact_features(b, &mut f);
+            f
+        })
+        .collect();
+    let y: Vec<f64> = train.iter().map(|&(_, t)| t).collect();
+    let x = solve_phase(&feats, &y, prior, lambda, iterations, pb);
+    let mse = feats
+        .par_iter()
+        .zip(&y)
+        .map(|(f, t)| {
+            let e = t - f.iter().map(|&i| x[i as usize]).sum::<f64>();
+            e * e
+        })
+        .sum::<f64>()
+        / feats.len().max(1) as f64;
+    (x, mse.sqrt())
+}
+
 /// `x` discs as a weight in [`SCALE`] units, rounded and clamped to `i16`.
-fn quantise(x: f64) -> i16 {
+pub(crate) fn quantise(x: f64) -> i16 {
     (x * SCALE as f64).round().clamp(-32767.0, 32767.0) as i16
 }
 

@@ -52,6 +52,7 @@ mod fit;
 mod leaves;
 mod nets;
 mod progress;
+pub mod refit;
 mod samples_cache;
 mod selfplay;
 pub mod selfplay_records;

@@ -1,0 +1,325 @@
+//! `flank refit`: refits the linear pattern weights of chosen phases of a weights file on
+//! WTHOR and self-play positions whose labels mix the game's result with a search value, and
+//! keeps everything else of the file (the other phases, the residual nets, the midgame
+//! ProbCut table).
+//!
+//! Labels, side to move's view, in discs:
+//! - a WTHOR position with at least 24 empties: the game's theoretical score (perfect play
+//!   from 24 empties, recorded in WTHOR); a sampled share of them (one in
+//!   [`RefitOptions::search_every`]) gets `mix × v + (1 − mix) × theoretical`, `v` the value
+//!   of a depth-[`RefitOptions::search_depth`] search with the active evaluation;
+//! - a self-play position ([`crate::train::selfplay_records`]): `mix × its search value +
+//!   (1 − mix) × the game's exact score`.
+//!
+//! Each phase is fitted as in [`crate::train::fit`] (its own empties plus one either side,
+//! conjugate gradients on the ridge normal equations), but regularised towards the base
+//! file's own weights of that phase rather than a neighbour's: a refit moves the weights only
+//! as far as the new labels ask. The validation split is `flank train`'s (seed 1, 5 % of the
+//! WTHOR games by number; self-play games are split the same way by a number after WTHOR's),
+//! so `flank evalset` sets from the same seed stay held out.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use rayon::prelude::*;
+
+use super::fit::{fit_one_phase, quantise};
+use super::progress::bar;
+use super::selfplay_records::read_records;
+use super::{
+    is_held_out, load_test_positions, read_wthor_games, replay_wthor, splitmix, worker_engine,
+};
+use crate::engine::{SearchLimits, SolveMode};
+use crate::eval::features::{LAYOUT, NUM_PHASES, PHASE_WIDTH, SCALE, phase};
+use crate::eval::pattern::PatternEval;
+use crate::eval::weights;
+use crate::othello::board::Board;
+use crate::othello::square::Color;
+
+/// Settings of a refit.
+#[derive(Clone, Debug)]
+pub struct RefitOptions {
+    /// The weights file to start from (`trained`: the built-in weights).
+    pub base: String,
+    /// Phases whose linear weights are refitted.
+    pub phases: Vec<usize>,
+    /// The WTHOR directory; `None`: no WTHOR positions.
+    pub wthor_dir: Option<PathBuf>,
+    /// WTHOR games through any of these positions are left out (the hard-20 test set).
+    pub test_positions: Option<PathBuf>,
+    /// Self-play record files.
+    pub selfplay: Vec<PathBuf>,
+    /// Depth of the searches that label a share of the WTHOR positions (0: none).
+    pub search_depth: u32,
+    /// One WTHOR position in this many gets a search label.
+    pub search_every: u64,
+    /// Weight of the search value in a mixed label (0: results only, 1: search only).
+    pub mix: f64,
+    /// Ridge strength towards the base weights.
+    pub lambda: f64,
+    /// Conjugate-gradient iterations per phase.
+    pub iterations: usize,
+    /// The validation split's seed (`flank train --seed`).
+    pub seed: u64,
+    /// The output weights file.
+    pub out: PathBuf,
+}
+
+/// One labelled position: (board, label in discs, game number).
+type Labelled = (Board, f64, u32);
+
+/// `black` from `side`'s view.
+fn side_view(side: Color, black: f64) -> f64 {
+    match side {
+        Color::Black => black,
+        Color::White => -black,
+    }
+}
+
+/// The empties the refitted phases train on (each phase's own plus one either side).
+fn window(phases: &[usize]) -> (u32, u32) {
+    let lo = phases.iter().min().copied().unwrap_or(0) as u32 * PHASE_WIDTH;
+    let hi = phases.iter().max().copied().unwrap_or(0) as u32 * PHASE_WIDTH + PHASE_WIDTH - 1;
+    (
+        lo.saturating_sub(PHASE_WIDTH / 2),
+        (hi + PHASE_WIDTH / 2).min(60),
+    )
+}
+
+/// Labels the WTHOR positions within `empties` (see the module header).
+fn wthor_positions(opts: &RefitOptions, empties: (u32, u32)) -> Result<(Vec<Labelled>, u32, u64)> {
+    let Some(dir) = &opts.wthor_dir else {
+        return Ok((Vec::new(), 0, 0));
+    };
+    let test = match &opts.test_positions {
+        Some(p) => load_test_positions(p)?,
+        None => HashSet::new(),
+    };
+    let (_, games) = read_wthor_games(dir)?;
+    let pb = bar(games.len() as u64, "labelling");
+    let labelled: Vec<(Vec<Labelled>, u64)> = games
+        .par_iter()
+        .enumerate()
+        .map_init(worker_engine, |engine, (gi, g)| {
+            pb.inc(1);
+            let mut out = Vec::new();
+            let mut searched = 0;
+            if g.theoretical_score > 64 {
+                return (out, 0);
+            }
+            let Some((positions, _)) = replay_wthor(&g.moves) else {
+                return (out, 0);
+            };
+            if positions
+                .iter()
+                .any(|p| test.contains(&(p.board.player, p.board.opponent)))
+            {
+                return (out, 0);
+            }
+            let t = (2 * g.theoretical_score as i32 - 64) as f64;
+            engine.new_game();
+            for (ply, p) in positions.iter().enumerate() {
+                let e = p.board.empties();
+                if e < 24.max(empties.0) || e > empties.1 || !p.board.has_moves() {
+                    continue;
+                }
+                let result = side_view(p.side, t);
+                let pick = splitmix(((gi as u64) << 8) ^ ply as u64 ^ 0x5EA2_C41A_B31E_0001);
+                let label =
+                    if opts.search_depth > 0 && pick.is_multiple_of(opts.search_every.max(1)) {
+                        let limits = SearchLimits {
+                            mode: SolveMode::Midgame,
+                            depth: Some(opts.search_depth),
+                            ..SearchLimits::default()
+                        };
+                        searched += 1;
+                        let v = engine.search(&p.board, &limits, &mut |_| {}).score as f64;
+                        opts.mix * v + (1.0 - opts.mix) * result
+                    } else {
+                        result
+                    };
+                out.push((p.board, label, gi as u32));
+            }
+            (out, searched)
+        })
+        .collect();
+    pb.finish_and_clear();
+    let searched = labelled.iter().map(|(_, s)| s).sum();
+    let positions = labelled.into_iter().flat_map(|(l, _)| l).collect();
+    Ok((positions, games.len() as u32, searched))
+}
+
+/// What a refit reports per phase, in discs (validation positions: held-out games).
+#[derive(Clone, Debug)]
+pub struct RefitReport {
+    /// Phase.
+    pub phase: usize,
+    /// Training positions.
+    pub train: usize,
+    /// Validation positions.
+    pub valid: usize,
+    /// Training RMSE of the new weights (unquantised).
+    pub train_rmse: f64,
+    /// Validation MAE of the base's evaluation.
+    pub base_mae: f64,
+    /// Validation MAE of the refitted evaluation.
+    pub new_mae: f64,
+}
+
+/// Runs a refit and writes the weights file; reports go to `out`.
+///
+/// # Errors
+/// No phase, a base or self-play file that cannot be read, no data, or an output that cannot
+/// be written.
+pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport>> {
+    let start = Instant::now();
+    if opts.phases.is_empty() {
+        bail!("no phase to refit");
+    }
+    let base_bytes = if opts.base == "trained" {
+        weights::EMBEDDED.to_vec()
+    } else {
+        std::fs::read(&opts.base).with_context(|| format!("cannot read --base {}", opts.base))?
+    };
+    let (mut w, nets, mpc) = weights::decode_all(&base_bytes)
+        .map_err(|e| anyhow::anyhow!("--base {}: {e}", opts.base))?;
+    let base_eval = PatternEval::from_compact(&w).context("base weights of the wrong size")?;
+    let empties = window(&opts.phases);
+    let (mut samples, wthor_games, searched) = wthor_positions(opts, empties)?;
+    writeln!(
+        out,
+        "wthor: {} positions with {}-{} empties, {searched} of them labelled with a depth-{} search (mix {}) ({} s so far)",
+        samples.len(),
+        empties.0.max(24),
+        empties.1,
+        opts.search_depth,
+        opts.mix,
+        start.elapsed().as_secs()
+    )?;
+    let mut next_game = wthor_games;
+    for path in &opts.selfplay {
+        let (_, records) = read_records(path)?;
+        let before = samples.len();
+        for r in &records {
+            for p in r.positions() {
+                let e = p.position.board.empties();
+                if e >= empties.0 && e <= empties.1 {
+                    let label = opts.mix * p.value as f64 + (1.0 - opts.mix) * p.exact as f64;
+                    samples.push((p.position.board, label, next_game));
+                }
+            }
+            next_game = next_game.saturating_add(1);
+        }
+        writeln!(
+            out,
+            "self-play: {} games, {} positions from {}",
+            records.len(),
+            samples.len() - before,
+            path.display()
+        )?;
+    }
+    if samples.is_empty() {
+        bail!(
+            "no positions with {}-{} empties to fit",
+            empties.0,
+            empties.1
+        );
+    }
+    let held_out = |g: u32| is_held_out(opts.seed, 5, g);
+    let n = LAYOUT.compact_len;
+    let pb = bar((opts.phases.len() * opts.iterations) as u64, "fit");
+    let mut reports = Vec::new();
+    for &ph in &opts.phases {
+        let lo = (ph as u32 * PHASE_WIDTH).saturating_sub(PHASE_WIDTH / 2);
+        let hi = ph as u32 * PHASE_WIDTH + PHASE_WIDTH - 1 + PHASE_WIDTH / 2;
+        let train: Vec<(Board, f64)> = samples
+            .iter()
+            .filter(|(b, _, g)| {
+                let e = b.empties();
+                e >= lo && (e <= hi || ph == NUM_PHASES - 1) && !held_out(*g)
+            })
+            .map(|&(b, l, _)| (b, l))
+            .collect();
+        let prior: Vec<f64> = w[ph * n..(ph + 1) * n]
+            .iter()
+            .map(|&x| x as f64 / SCALE as f64)
+            .collect();
+        let (x, rmse) = fit_one_phase(&train, &prior, opts.lambda, opts.iterations, &pb);
+        for (i, &v) in x.iter().enumerate() {
+            w[ph * n + i] = quantise(v);
+        }
+        reports.push(RefitReport {
+            phase: ph,
+            train: train.len(),
+            valid: 0,
+            train_rmse: rmse,
+            base_mae: 0.0,
+            new_mae: 0.0,
+        });
+    }
+    pb.finish_and_clear();
+    let new_eval = PatternEval::from_compact(&w).context("refitted weights of the wrong size")?;
+    for r in reports.iter_mut() {
+        let valid: Vec<&Labelled> = samples
+            .iter()
+            .filter(|(b, _, g)| phase(b.empties()) == r.phase && held_out(*g))
+            .collect();
+        let (a, b) = valid
+            .par_iter()
+            .map(|(board, l, _)| {
+                (
+                    (base_eval.evaluate(board) as f64 - l).abs(),
+                    (new_eval.evaluate(board) as f64 - l).abs(),
+                )
+            })
+            .reduce(|| (0.0, 0.0), |x, y| (x.0 + y.0, x.1 + y.1));
+        let m = valid.len().max(1) as f64;
+        r.valid = valid.len();
+        r.base_mae = a / m;
+        r.new_mae = b / m;
+    }
+    let bytes = match &mpc {
+        Some(t) => weights::encode_with_mpc(&w, &nets, t),
+        None => weights::encode(&w, &nets),
+    };
+    std::fs::write(&opts.out, &bytes)
+        .with_context(|| format!("cannot write {}", opts.out.display()))?;
+    writeln!(
+        out,
+        "phase  empties     train   valid  train-RMSE  base-MAE  new-MAE"
+    )?;
+    for r in &reports {
+        writeln!(
+            out,
+            "{:>5}  {:>2}-{:<2}  {:>8}  {:>6}  {:>10.2}  {:>8.2}  {:>7.2}",
+            r.phase,
+            r.phase as u32 * PHASE_WIDTH,
+            if r.phase == NUM_PHASES - 1 {
+                60
+            } else {
+                r.phase as u32 * PHASE_WIDTH + PHASE_WIDTH - 1
+            },
+            r.train,
+            r.valid,
+            r.train_rmse,
+            r.base_mae,
+            r.new_mae
+        )?;
+    }
+    writeln!(
+        out,
+        "wrote {} ({} bytes; nets{} kept from the base) in {:.1} s",
+        opts.out.display(),
+        bytes.len(),
+        if mpc.is_some() {
+            " and ProbCut table"
+        } else {
+            ""
+        },
+        start.elapsed().as_secs_f64()
+    )?;
+    Ok(reports)
+}
