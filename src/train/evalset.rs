@@ -4,7 +4,7 @@
 //! set, 30–50 empties), written as OBF lines like `$FLANK_DATA/endgame/*.obf`. `flank
 //! eval-error SET` prints an evaluation's error on a set by empties.
 //!
-//! Why: the figure, best-move agreement of a depth-15 search on the 276 positions of
+//! Why: the project's target figure, best-move agreement of a depth-15 search on the 276 positions of
 //! `hard-20.obf`, moves by ±3–5 positions between evaluations of equal held-out error (its
 //! binomial standard error alone is about 2.5 %). A few thousand positions from held-out games
 //! searched to leaves at the same empties (for example 14 empties at depth 9: leaves at 5
