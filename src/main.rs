@@ -301,7 +301,7 @@ struct EvalsetArgs {
     /// 30-50 (one position per game, at a count drawn from it; labelled by `--depth`). Solving all moves takes
     /// about 0.01 s per position at 14 empties, 0.3 s at 20, 3 s at 22, 17 s at 24 (wall, 2
     /// cores).
-    #[arg(long, default_value = "14", value_parser = parse_empties_range)]
+    #[arg(long, allow_negative_numbers = true, default_value = "14", value_parser = parse_empties_range)]
     empties: (u32, u32),
     /// Label each position by a midgame search of this depth (its best move and value, the
     /// active evaluation, default ProbCut) instead of solving every move exactly: the
@@ -402,7 +402,7 @@ struct RefitArgs {
     base: String,
     /// Phases to refit (phase p holds 2p and 2p + 1 empties; phases below 12 need labels
     /// from solving, which `flank train` makes).
-    #[arg(long, default_value = "12-29", value_parser = parse_phases)]
+    #[arg(long, allow_negative_numbers = true, default_value = "12-29", value_parser = parse_phases)]
     phases: NumberList,
     /// Self-play record files (`flank selfplay`); repeat for several.
     #[arg(long = "selfplay", value_name = "FILE")]
@@ -417,10 +417,10 @@ struct RefitArgs {
     #[arg(long, allow_negative_numbers = true, default_value_t = 4, value_parser = whole::<u64>(1..=1_000_000))]
     search_every: u64,
     /// Weight of the search value in a mixed label, 0-1 (0: game results only).
-    #[arg(long, default_value_t = 0.5, value_parser = parse_mix)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.5, value_parser = parse_mix)]
     mix: f64,
     /// Ridge strength towards the base weights.
-    #[arg(long, default_value_t = 20.0, value_parser = parse_lambda)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 20.0, value_parser = parse_lambda)]
     lambda: f64,
     /// Conjugate-gradient iterations per phase.
     #[arg(long, allow_negative_numbers = true, default_value_t = 60, value_parser = whole::<usize>(1..=10_000))]
@@ -474,7 +474,7 @@ struct SelfplayArgs {
     #[arg(long, allow_negative_numbers = true, default_value_t = 10, value_parser = whole::<u32>(0..=60))]
     noise_plies: u32,
     /// Softmax temperature in discs (a move T discs worse is e times less likely).
-    #[arg(long, default_value_t = 2.0, value_parser = parse_temperature)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 2.0, value_parser = parse_temperature)]
     temperature: f64,
     /// Openings: `xot` ($FLANK_DATA/openings/xot_large.txt), `random` (8 random plies) or a
     /// file of transcripts, one per line.
