@@ -688,27 +688,47 @@ fn midgame_evalset_labels_each_position_with_its_search_value() {
     );
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 8);
-    flank::cli::select_eval(Some("classic"), false).unwrap();
-    let mut engine = flank::engine::Engine::new(flank::engine::EngineConfig {
-        hash_mb: 8,
-        threads: 1,
-    });
     let mut per_count = [0; 4];
     for line in &lines {
         let p = parse_problem_line(line).unwrap().expect("an OBF line");
         let e = p.position.board.empties();
         assert!((30..=33).contains(&e), "{line}");
         per_count[(e - 30) as usize] += 1;
-        // One move, the search's, with its value: the same search gives the same label.
+        // One move, the search's, with its value.
         assert_eq!(p.move_scores.len(), 1, "{line}");
-        engine.new_game();
-        let limits = flank::engine::SearchLimits {
-            depth: Some(3),
-            ..flank::engine::SearchLimits::default()
+        let flank::othello::square::Move::Play(sq) = p.move_scores[0].0 else {
+            panic!("a pass listed: {line}");
         };
-        let r = engine.search(&p.position.board, &limits, &mut |_| {});
-        assert_eq!(p.move_scores[0], (r.best, r.score), "{line}");
+        assert!(
+            p.position.board.moves() & sq.bit() != 0,
+            "a legal move: {line}"
+        );
     }
+    // The same search, run by `flank eval-error --depth 3` (in its own process, so with the
+    // classic evaluation), gives every label exactly.
+    let set = std::env::temp_dir().join(format!("flank-midset-{}.obf", std::process::id()));
+    std::fs::write(&set, &out).unwrap();
+    let (code, table, err) = flank(
+        &[
+            "eval-error",
+            set.to_str().unwrap(),
+            "--depth",
+            "3",
+            "--eval",
+            "classic",
+            "--bucket",
+            "4",
+        ],
+        "",
+    );
+    let _ = std::fs::remove_file(&set);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        table
+            .lines()
+            .any(|l| l == "all 28-35         8   0.00   0.00  +0.00"),
+        "{table}"
+    );
     assert_eq!(per_count, [2; 4], "the count is shared among the empties");
     // Above 24 empties a set needs a label depth.
     let (code, _, err) = flank(&["evalset", "--empties", "30-40"], "");

@@ -173,10 +173,9 @@ fn eval_error_reports_the_static_evaluation_against_the_labels() {
         "",
     );
     assert_eq!(code, 0, "{err}");
-    flank::cli::select_eval(Some("classic"), false).unwrap();
-    let e0 = flank::eval::evaluate(&Board::start());
+    let e0 = flank::eval::classic::evaluate(&Board::start());
     let after_f5 = flank::notation::parse_transcript("f5").unwrap().1.board;
-    let e1 = flank::eval::evaluate(&after_f5);
+    let e1 = flank::eval::classic::evaluate(&after_f5);
     let (d0, d1) = ((e0 - 4) as f64, (e1 + 2) as f64);
     let expected = format!(
         "all 50-69         2 {:>6.2} {:>6.2} {:>+6.2}",
