@@ -434,18 +434,12 @@ struct RefitArgs {
 
 /// A label mix: a number in [0, 1].
 fn parse_mix(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(m) if (0.0..=1.0).contains(&m) => Ok(m),
-        _ => Err(format!("expected a number in [0, 1], got {s:?}")),
-    }
+    number_in(s, |m| (0.0..=1.0).contains(&m), "a number in [0, 1]")
 }
 
 /// A ridge strength: a finite number in [0, 1e6].
 fn parse_lambda(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(l) if (0.0..=1e6).contains(&l) => Ok(l),
-        _ => Err(format!("expected a number in [0, 1000000], got {s:?}")),
-    }
+    number_in(s, |l| (0.0..=1e6).contains(&l), "a number in [0, 1000000]")
 }
 
 #[derive(Args, Debug)]
@@ -492,11 +486,18 @@ struct SelfplayArgs {
 
 /// A softmax temperature: a finite number in (0, 100].
 fn parse_temperature(s: &str) -> Result<f64, String> {
+    number_in(
+        s,
+        |t| t > 0.0 && t <= 100.0,
+        "a temperature in (0, 100] discs",
+    )
+}
+
+/// `s` as a number that `ok` accepts; the error says `what` was expected.
+fn number_in(s: &str, ok: impl Fn(f64) -> bool, what: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(t) if t > 0.0 && t <= 100.0 => Ok(t),
-        _ => Err(format!(
-            "expected a temperature in (0, 100] discs, got {s:?}"
-        )),
+        Ok(v) if ok(v) => Ok(v),
+        _ => Err(format!("expected {what}, got {s:?}")),
     }
 }
 

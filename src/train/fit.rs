@@ -196,30 +196,15 @@ pub fn fit(samples: &[Sample], opts: &TrainOptions) -> (Vec<i16>, Vec<PhaseRepor
                 e >= lo && (e <= hi || (ph == NUM_PHASES - 1)) && !is_validation(opts, s.game)
             })
             .collect();
-        let train = cap_per_empties(train, LINEAR_CAP);
-        let feats: Vec<Feats> = train
-            .par_iter()
-            .map(|s| {
-                let mut f = [0u32; FEATURES_PER_POSITION];
-                compact_features(&s.board, &mut f);
-                f
-            })
+        let train: Vec<(crate::othello::board::Board, f64)> = cap_per_empties(train, LINEAR_CAP)
+            .iter()
+            .map(|s| (s.board, s.label as f64))
             .collect();
-        let y: Vec<f64> = train.iter().map(|s| s.label as f64).collect();
         let prior = match from.and_then(|f| solved[f].clone()) {
             Some(p) => p,
             None => vec![0.0; n],
         };
-        let x = solve_phase(&feats, &y, &prior, opts.lambda, opts.iterations, &pb);
-        let mse = feats
-            .par_iter()
-            .zip(&y)
-            .map(|(f, t)| {
-                let e = t - f.iter().map(|&i| x[i as usize]).sum::<f64>();
-                e * e
-            })
-            .sum::<f64>()
-            / feats.len().max(1) as f64;
+        let (x, rmse) = fit_one_phase(&train, &prior, opts.lambda, opts.iterations, &pb);
         for (i, &v) in x.iter().enumerate() {
             weights[ph * n + i] = quantise(v);
         }
@@ -234,9 +219,9 @@ pub fn fit(samples: &[Sample], opts: &TrainOptions) -> (Vec<i16>, Vec<PhaseRepor
                     ph as u32 * PHASE_WIDTH + PHASE_WIDTH - 1
                 },
             ),
-            train: feats.len(),
+            train: train.len(),
             valid: 0,
-            train_rmse: mse.sqrt(),
+            train_rmse: rmse,
             valid_mae: 0.0,
             valid_rmse: 0.0,
             classic_mae: 0.0,
