@@ -1,5 +1,5 @@
-//! The `flank` binary: the clap command line (`gtp`, `solve`, `analyze`, `perft`, `bench`, `train`, and the
-//! global `--eval`), each subcommand handed to its module of [`flank::cli`].
+//! The `flank` binary: the clap command line (`gtp`, `nboard`, `solve`, `analyze`, `perft`, `bench`, `match`, the
+//! training commands, and the global `--eval`), each subcommand handed to its module of [`flank::cli`].
 //!
 //! Plain `flank` runs the GTP loop on stdin/stdout. Errors end the process with a one-line
 //! reason on stderr and exit status 2; `solve` exits 1 when any result disagrees with the
@@ -71,6 +71,9 @@ impl MpcArg {
 enum Command {
     /// Speak GTP on stdin/stdout (the default when no subcommand is given).
     Gtp(GtpArgs),
+    /// Speak the NBoard protocol (version 2) on stdin/stdout, for the NBoard GUI: `set depth`
+    /// picks the level, `go` and `hint` search, `ping` stops a search. See docs/nboard.md.
+    Nboard(NboardArgs),
     /// Solve endgame positions: one OBF line or board string per line of FILE (`-` = stdin);
     /// without FILE, a built-in set of positions.
     Solve(SolveArgs),
@@ -180,6 +183,21 @@ struct GtpArgs {
     /// the same commands give the same moves.
     #[arg(long, allow_negative_numbers = true, value_parser = parse_whole_number)]
     seed: Option<u64>,
+}
+
+#[derive(Args, Debug, Default)]
+struct NboardArgs {
+    #[command(flatten)]
+    engine: EngineArgs,
+    #[command(flatten)]
+    mpc: MpcArg,
+    /// Time per `go` in ms when the game has no clock (no TI in the GGF); without it such a
+    /// search is bounded by the depth the GUI sets (at most 3600000, an hour).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_move_time)]
+    move_time: Option<u64>,
+    /// Print search progress on stderr.
+    #[arg(long, short)]
+    verbose: bool,
 }
 
 /// A clap value parser for a whole number in `range`, converted to `T` (`u32` or `u64`): a
@@ -739,6 +757,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     // depend on earlier weights.
     let spec = match &command {
         Command::Gtp(a) => a.engine.eval.eval.clone(),
+        Command::Nboard(a) => a.engine.eval.eval.clone(),
         Command::Solve(a) => a.eval.eval.clone(),
         Command::Bench(a) => a.eval.eval.clone(),
         Command::Analyze(a) => a.engine.eval.eval.clone(),
@@ -753,11 +772,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
     // The searching commands decode the weights now, not inside their first search.
     let decode_now = matches!(
         command,
-        Command::Gtp(_) | Command::Solve(_) | Command::Bench(_) | Command::Analyze(_)
+        Command::Gtp(_)
+            | Command::Nboard(_)
+            | Command::Solve(_)
+            | Command::Bench(_)
+            | Command::Analyze(_)
     );
     cli::select_eval(spec.as_deref(), decode_now)?;
     match command {
         Command::Gtp(args) => run_gtp(args)?,
+        Command::Nboard(args) => {
+            let options = flank::protocol::nboard::NBoardOptions {
+                move_time_ms: args.move_time,
+                verbose: args.verbose,
+            };
+            let engine = args.mpc.engine(args.engine.config(all_cores()))?;
+            cli::nboard::run_nboard(engine, options)?
+        }
         Command::Solve(args) => return run_solve(args),
         Command::Analyze(args) => run_analyze(args)?,
         Command::Perft(args) => {

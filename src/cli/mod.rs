@@ -10,6 +10,7 @@ pub mod evalset;
 pub mod gtp;
 pub mod match_cmd;
 pub mod mpc_calibrate;
+pub mod nboard;
 pub mod perft;
 pub mod selfplay;
 pub mod solve;

@@ -56,6 +56,9 @@ pub enum ParseError {
         /// Its length in characters.
         chars: usize,
     },
+    /// A GGF game record that cannot be read: what is wrong, in words (`no BO tag`,
+    /// `unsupported board type 'TY[10]'`, `W[F5] at move 3: black to move`).
+    BadGgf(String),
 }
 
 /// The most characters of user text echoed back in an error message; longer text is cut
@@ -129,6 +132,7 @@ impl fmt::Display for ParseError {
                 write!(f, "illegal move '{}' at move {ply}", clip(mv))
             }
             ParseError::BadTranscript(s) => write!(f, "bad transcript near '{}'", clip(s)),
+            ParseError::BadGgf(what) => write!(f, "bad GGF game: {what}"),
             ParseError::NotABoard { token, chars } => write!(
                 f,
                 "expected a 64-cell board string (a1..h8, then the side to move), got '{}' \

@@ -1,4 +1,4 @@
-//! Text formats: board strings, OBF endgame lines, move transcripts, and the typed [`ParseError`].
+//! Text formats: board strings, OBF endgame lines, move transcripts, GGF games, and the typed [`ParseError`].
 //!
 //! - Board string: 64 cells in order a1, b1 … h1, a2 … h8, then the side to move. Black is any
 //!   of `X x * B b`, white any of `O o W w 0` (a digit zero, as some tools write it), empty
@@ -11,10 +11,12 @@
 //!   exact score (as in `random-10-empties-1k.txt`: `board side score`).
 //! - Transcripts: `f5d6c3…`, two characters a move, any case, passes implicit (also accepted
 //!   explicitly as `pass`/`pa`/`ps`, and whitespace between moves is ignored).
+//! - GGF game records (what the NBoard GUI sends): [`ggf`].
 
 use std::fmt;
 
 mod error;
+pub mod ggf;
 mod names;
 
 pub use error::{MAX_ECHO_CHARS, ParseError, clip};

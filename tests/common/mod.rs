@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: running the `flank` binary, finding shared data.
 #![allow(dead_code)] // each test crate uses its own subset
 
+pub mod script;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 

@@ -61,7 +61,6 @@
 mod command;
 mod display;
 mod framing;
-mod input;
 mod think;
 
 use std::io::{self, BufRead, Write};
@@ -76,12 +75,12 @@ use crate::engine::level::{DEFAULT_SEED, Level};
 use crate::engine::timeman::{DEFAULT_MOVE_TIME_MS, TimeControl, TimeManager};
 use crate::othello::game::{Game, GameError};
 
+pub use crate::protocol::input::TOGETHER_MS;
 pub use command::{COMMANDS, Command};
 pub use framing::{MAX_LINE_BYTES, clean_line, format_response};
-pub use input::TOGETHER_MS;
 
+use crate::protocol::input::{Framing, Inbox, Input, READ_AHEAD_LINES, read_input};
 use command::syntax;
-use input::{Inbox, Input, READ_AHEAD_LINES, read_input};
 /// Settings of a GTP session (filled from the `flank gtp` command line).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GtpOptions {
@@ -353,8 +352,13 @@ pub fn run<R: BufRead + Send, W: Write>(
     options: GtpOptions,
 ) -> io::Result<()> {
     let (tx, rx) = sync_channel(READ_AHEAD_LINES);
+    let framing = Framing {
+        comment: Some(b'#'),
+        max_line: MAX_LINE_BYTES,
+        is_last: is_quit,
+    };
     std::thread::scope(|scope| {
-        scope.spawn(move || read_input(input, tx));
+        scope.spawn(move || read_input(input, tx, framing));
         let mut gtp = Gtp::new(engine, options);
         gtp.inbox = Some(Inbox::new(rx));
         let result = serve(&mut gtp, output);
@@ -362,6 +366,24 @@ pub fn run<R: BufRead + Send, W: Write>(
         gtp.inbox = None;
         result
     })
+}
+
+/// True if `line` is a well-formed `quit` (with or without an id): the last line a session
+/// reads.
+fn is_quit(line: &str) -> bool {
+    let Some(cleaned) = clean_line(line) else {
+        return false;
+    };
+    let mut tokens: Vec<&str> = cleaned.split_whitespace().collect();
+    if tokens[0].bytes().all(|b| b.is_ascii_digit()) {
+        tokens.remove(0);
+    }
+    matches!(
+        tokens
+            .split_first()
+            .map(|(name, args)| Command::parse(name, args)),
+        Some(Ok(Command::Quit))
+    )
 }
 
 /// The session loop of [`run`] on the reader's items.

@@ -2,8 +2,7 @@
 //! `flank-hint`, the judgement of a draw offer, their `--verbose` lines on stderr, and the
 //! watched search that a new input line stops.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::engine::analyze::{analyze, info_lines, move_line};
 use crate::engine::draw::{draw_budget_ms, judge_draw_offer};
@@ -12,7 +11,8 @@ use crate::engine::{SearchInfo, SearchLimits};
 use crate::othello::board::Board;
 use crate::othello::square::{Color, Move, Square};
 
-use super::{Gtp, TOGETHER_MS};
+use super::Gtp;
+use crate::protocol::input::watch_during;
 
 /// The kind of a solved score in the `--verbose` lines: ` wld` when only its sign is proven
 /// (the score is then −1, 0 or +1), ` exact` for a final disc difference, nothing for a
@@ -76,36 +76,17 @@ impl Gtp {
 
     /// Runs `search` (a search on this session's engine) while the reader's input is watched:
     /// a line or the end of input that arrives after the search started, and more than
-    /// [`TOGETHER_MS`] after the command's own line, stops the search through
+    /// [`TOGETHER_MS`](super::TOGETHER_MS) after the command's own line, stops the search through
     /// [`Engine::stop_handle`](crate::engine::Engine::stop_handle) (it then answers with its
     /// best result so far) and waits in the queue for its turn. Input that arrived earlier (sent together with the command by a
     /// client that does not wait for answers) does not stop it. Without an inbox (lines handed
     /// in by [`Gtp::handle_line`]) the search just runs.
     fn watched<T>(&mut self, search: impl FnOnce(&mut Gtp) -> T) -> T {
-        let Some(mut inbox) = self.inbox.take() else {
-            return search(self);
-        };
-        let now = Instant::now();
-        let together = self
-            .arrived
-            .and_then(|a| a.checked_add(Duration::from_millis(TOGETHER_MS)))
-            .unwrap_or(now);
-        let since = now.max(together);
+        let mut inbox = self.inbox.take();
         let stop = self.engine.stop_handle();
-        let done = AtomicBool::new(false);
-        let out = std::thread::scope(|scope| {
-            scope.spawn(|| inbox.watch(since, &stop, &done));
-            // Ends the watcher even if the search panics.
-            struct Done<'a>(&'a AtomicBool);
-            impl Drop for Done<'_> {
-                fn drop(&mut self) {
-                    self.0.store(true, Ordering::Relaxed);
-                }
-            }
-            let _done = Done(&done);
-            search(self)
-        });
-        self.inbox = Some(inbox);
+        let arrived = self.arrived;
+        let out = watch_during(inbox.as_mut(), arrived, &stop, || search(self));
+        self.inbox = inbox;
         out
     }
 

@@ -1,6 +1,6 @@
-//! GTP input: the reader thread that reads lines ahead of the session and stamps their
-//! arrival, bounded line reads, and the session's inbox, which a running search watches so
-//! that a new line can stop it.
+//! Protocol input (GTP and NBoard): the reader thread that reads lines ahead of the session
+//! and stamps their arrival, bounded line reads, and the session's inbox, which a running
+//! search watches so that a new line can stop it.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
@@ -8,14 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
-use super::{Command, MAX_LINE_BYTES, clean_line};
-
 /// Input arriving within this many ms of a command's line counts as sent together with it:
-/// it does not stop that command's search (see [`run`](super::run)).
+/// it does not stop that command's search (see [`crate::protocol::gtp::run`]).
 pub const TOGETHER_MS: u64 = 20;
 
 /// Lines the reader thread may read ahead of the session (it then waits).
-pub(super) const READ_AHEAD_LINES: usize = 256;
+pub(crate) const READ_AHEAD_LINES: usize = 256;
 
 /// How often a watched search looks at its inbox and re-asserts a stop, in ms.
 const WATCH_POLL_MS: u64 = 2;
@@ -33,14 +31,15 @@ enum LineRead {
 }
 
 /// Reads one line (up to and including `\n`, or to end of input) into `buf` without the `\n`,
-/// in the reader's own chunks, keeping at most `max` bytes: everything from the first `#` (a comment) is read
-/// and dropped, and a line with more than `max` bytes before it is read to its end, keeping
-/// only the first `max`. `#` and `\n` never occur inside a UTF-8 sequence, so cutting there is
-/// safe.
+/// in the reader's own chunks, keeping at most `max` bytes: everything from the first
+/// `comment` byte (GTP's `#`; `None` = no comments) is read and dropped, and a line with more
+/// than `max` bytes before it is read to its end, keeping only the first `max`. ASCII bytes
+/// such as `#` and `\n` never occur inside a UTF-8 sequence, so cutting there is safe.
 fn read_line_bounded<R: BufRead>(
     input: &mut R,
     buf: &mut Vec<u8>,
     max: usize,
+    comment: Option<u8>,
 ) -> io::Result<LineRead> {
     buf.clear();
     let mut read_any = false;
@@ -62,7 +61,7 @@ fn read_line_bounded<R: BufRead>(
             None => (chunk, chunk.len(), false),
         };
         if !in_comment && !too_long {
-            let (content, hash) = match part.iter().position(|&b| b == b'#') {
+            let (content, hash) = match part.iter().position(|&b| Some(b) == comment) {
                 Some(i) => (&part[..i], true),
                 None => (part, false),
             };
@@ -90,10 +89,10 @@ fn read_line_bounded<R: BufRead>(
 }
 
 /// One item of input, as the reader thread passes it on.
-pub(super) enum Input {
+pub(crate) enum Input {
     /// A line without its `\n` and `#` comment (invalid UTF-8 replaced).
     Line(String),
-    /// The start of a line longer than [`MAX_LINE_BYTES`].
+    /// The start of a line longer than the framing's limit.
     TooLong(String),
     /// End of input.
     End,
@@ -102,23 +101,23 @@ pub(super) enum Input {
 }
 
 /// An input item and when it arrived: when the read that completed it returned.
-pub(super) struct Arrival {
+pub(crate) struct Arrival {
     /// The item.
-    pub(super) input: Input,
+    pub(crate) input: Input,
     /// When it arrived.
-    pub(super) at: Instant,
+    pub(crate) at: Instant,
 }
 
 /// The session's side of the reader thread: its channel, and the items a watched search
 /// already took off it, in order.
-pub(super) struct Inbox {
+pub(crate) struct Inbox {
     rx: Receiver<Arrival>,
     pending: VecDeque<Arrival>,
 }
 
 impl Inbox {
     /// An inbox on the reader thread's channel, nothing queued yet.
-    pub(super) fn new(rx: Receiver<Arrival>) -> Inbox {
+    pub(crate) fn new(rx: Receiver<Arrival>) -> Inbox {
         Inbox {
             rx,
             pending: VecDeque::new(),
@@ -126,7 +125,7 @@ impl Inbox {
     }
 
     /// The next item: queued ones first; a reader gone without a word is the end of input.
-    pub(super) fn next(&mut self) -> Arrival {
+    pub(crate) fn next(&mut self) -> Arrival {
         self.pending.pop_front().unwrap_or_else(|| {
             self.rx.recv().unwrap_or_else(|_| Arrival {
                 input: Input::End,
@@ -138,7 +137,7 @@ impl Inbox {
     /// Watches the input during a search until `done`: every item is queued; once one has
     /// arrived after `since`, `stop` is set, and set again every few ms (a search clears it
     /// when it starts, and one command may run several).
-    pub(super) fn watch(&mut self, since: Instant, stop: &AtomicBool, done: &AtomicBool) {
+    fn watch(&mut self, since: Instant, stop: &AtomicBool, done: &AtomicBool) {
         let poll = Duration::from_millis(WATCH_POLL_MS);
         let mut stopping = false;
         let mut gone = false;
@@ -163,6 +162,41 @@ impl Inbox {
             }
         }
     }
+}
+
+/// Runs `search` while `inbox` (if any) is watched: an item that arrives after the search
+/// started, and more than [`TOGETHER_MS`] after `arrived` (when the command's own line
+/// arrived), sets `stop` (the engine's stop flag, so the search answers with its best result
+/// so far) and waits in the queue for its turn. Input that arrived earlier (sent together
+/// with the command by a client that does not wait for answers) does not stop it. Without an
+/// inbox the search just runs.
+pub(crate) fn watch_during<T>(
+    inbox: Option<&mut Inbox>,
+    arrived: Option<Instant>,
+    stop: &AtomicBool,
+    search: impl FnOnce() -> T,
+) -> T {
+    let Some(inbox) = inbox else {
+        return search();
+    };
+    let now = Instant::now();
+    let together = arrived
+        .and_then(|a| a.checked_add(Duration::from_millis(TOGETHER_MS)))
+        .unwrap_or(now);
+    let since = now.max(together);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| inbox.watch(since, stop, &done));
+        // Ends the watcher even if the search panics.
+        struct Done<'a>(&'a AtomicBool);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+        let _done = Done(&done);
+        search()
+    })
 }
 
 /// A `BufRead` that notes when fresh data last came in: [`Stamped::at`] is the time the
@@ -205,29 +239,22 @@ impl<R: BufRead> BufRead for Stamped<R> {
     }
 }
 
-/// True if `line` is a well-formed `quit` (with or without an id): the last line a session
-/// reads.
-fn is_quit(line: &str) -> bool {
-    let Some(cleaned) = clean_line(line) else {
-        return false;
-    };
-    let mut tokens: Vec<&str> = cleaned.split_whitespace().collect();
-    if tokens[0].bytes().all(|b| b.is_ascii_digit()) {
-        tokens.remove(0);
-    }
-    matches!(
-        tokens
-            .split_first()
-            .map(|(name, args)| Command::parse(name, args)),
-        Some(Ok(Command::Quit))
-    )
+/// How a protocol's input lines are framed for [`read_input`].
+#[derive(Clone, Copy)]
+pub(crate) struct Framing {
+    /// The byte that starts a comment to the end of the line (GTP's `#`), if any.
+    pub(crate) comment: Option<u8>,
+    /// The longest line kept, in bytes (comment not counted).
+    pub(crate) max_line: usize,
+    /// True for the session's last line (a well-formed `quit`): nothing after it is read.
+    pub(crate) is_last: fn(&str) -> bool,
 }
 
 /// The reader thread: reads `input` line by line (as [`read_line_bounded`] does, at most
-/// [`MAX_LINE_BYTES`] a line) and sends every line with its arrival time, until the end of
-/// input (sent too), a read error (sent), a well-formed `quit` line (nothing after it is
-/// read) or a session that has ended.
-pub(super) fn read_input<R: BufRead>(input: R, tx: SyncSender<Arrival>) {
+/// `framing.max_line` bytes a line) and sends every line with its arrival time, until the
+/// end of input (sent too), a read error (sent), a last line (`framing.is_last`; nothing
+/// after it is read) or a session that has ended.
+pub(crate) fn read_input<R: BufRead>(input: R, tx: SyncSender<Arrival>, framing: Framing) {
     let mut input = Stamped {
         inner: input,
         at: Instant::now(),
@@ -235,19 +262,20 @@ pub(super) fn read_input<R: BufRead>(input: R, tx: SyncSender<Arrival>) {
     };
     let mut buf = Vec::new();
     loop {
-        let (item, last) = match read_line_bounded(&mut input, &mut buf, MAX_LINE_BYTES) {
-            Ok(LineRead::Eof) => (Input::End, true),
-            Ok(LineRead::Line) => {
-                let line = String::from_utf8_lossy(&buf).into_owned();
-                let quit = is_quit(&line);
-                (Input::Line(line), quit)
-            }
-            Ok(LineRead::TooLong) => (
-                Input::TooLong(String::from_utf8_lossy(&buf).into_owned()),
-                false,
-            ),
-            Err(e) => (Input::Failed(e), true),
-        };
+        let (item, last) =
+            match read_line_bounded(&mut input, &mut buf, framing.max_line, framing.comment) {
+                Ok(LineRead::Eof) => (Input::End, true),
+                Ok(LineRead::Line) => {
+                    let line = String::from_utf8_lossy(&buf).into_owned();
+                    let quit = (framing.is_last)(&line);
+                    (Input::Line(line), quit)
+                }
+                Ok(LineRead::TooLong) => (
+                    Input::TooLong(String::from_utf8_lossy(&buf).into_owned()),
+                    false,
+                ),
+                Err(e) => (Input::Failed(e), true),
+            };
         let sent = tx.send(Arrival {
             input: item,
             at: input.at,
@@ -270,7 +298,7 @@ mod tests {
         let mut buf = Vec::new();
         let mut got = Vec::new();
         loop {
-            let status = read_line_bounded(&mut r, &mut buf, 5).unwrap();
+            let status = read_line_bounded(&mut r, &mut buf, 5, Some(b'#')).unwrap();
             if status == LineRead::Eof {
                 break;
             }
