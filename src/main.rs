@@ -611,6 +611,13 @@ struct MatchArgs {
     /// Player B's engine command line.
     #[arg(long)]
     engine_b: String,
+    /// The protocol engine A speaks: gtp, or nboard (NBoard 2: `set game` with the clock in
+    /// the GGF, `go`, `move`; as `flank nboard`, Edax and NTest speak it).
+    #[arg(long, default_value = "gtp", value_parser = clap::builder::PossibleValuesParser::new(["gtp", "nboard"]))]
+    protocol_a: String,
+    /// The protocol engine B speaks: gtp or nboard.
+    #[arg(long, default_value = "gtp", value_parser = clap::builder::PossibleValuesParser::new(["gtp", "nboard"]))]
+    protocol_b: String,
     /// A's name in records (default: the engine's `name` answer with -A appended).
     #[arg(long)]
     name_a: Option<String>,
@@ -979,9 +986,15 @@ fn run_train(args: TrainArgs) -> Result<()> {
 }
 
 fn run_match(args: MatchArgs) -> Result<()> {
+    let protocol = |p: &str| match p {
+        "nboard" => cli::match_cmd::EngineProtocol::NBoard,
+        _ => cli::match_cmd::EngineProtocol::Gtp,
+    };
     cli::match_cmd::run_match(cli::match_cmd::MatchSettings {
         engine_a: args.engine_a,
         engine_b: args.engine_b,
+        protocol_a: protocol(&args.protocol_a),
+        protocol_b: protocol(&args.protocol_b),
         name_a: args.name_a,
         name_b: args.name_b,
         openings: args.openings,

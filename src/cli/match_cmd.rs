@@ -1,6 +1,6 @@
-//! `flank match`: the settings of a match between two GTP engines turned into a
-//! [`MatchSpec`] (engine command lines, openings, handicap, SPRT, stakes, names), the match
-//! run with one line per game on stdout, and its summary as text or JSON.
+//! `flank match`: the settings of a match between two engines (GTP or NBoard) turned into a
+//! [`MatchSpec`] (engine command lines and protocols, openings, handicap, SPRT, stakes,
+//! names), the match run with one line per game on stdout, and its summary as text or JSON.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, anyhow};
 
 use crate::data::data_file;
+use crate::matchplay::nboard_process::{self, NBoardProcess, kill_all_nboard_engines};
 use crate::matchplay::player::{Fault, Player};
 use crate::matchplay::process::{GtpProcess, kill_all_engines, split_command};
 use crate::matchplay::referee::RefereeConfig;
@@ -19,6 +20,16 @@ use crate::othello::game::handicap_position;
 use crate::othello::position::Position;
 use crate::othello::square::Color;
 
+/// The protocol an engine of `flank match` speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EngineProtocol {
+    /// GTP ([`GtpProcess`]).
+    #[default]
+    Gtp,
+    /// NBoard version 2 ([`NBoardProcess`], sent `set depth` [`nboard_process::DEFAULT_DEPTH`]).
+    NBoard,
+}
+
 /// The settings of `flank match` (see `docs/match.md`).
 #[derive(Clone, Debug)]
 pub struct MatchSettings {
@@ -26,6 +37,10 @@ pub struct MatchSettings {
     pub engine_a: String,
     /// Player B's engine command line.
     pub engine_b: String,
+    /// The protocol player A's engine speaks (`--protocol-a`).
+    pub protocol_a: EngineProtocol,
+    /// The protocol player B's engine speaks (`--protocol-b`).
+    pub protocol_b: EngineProtocol,
     /// A's name in records (`None`: the engine's `name` answer with -A appended).
     pub name_a: Option<String>,
     /// B's name in records (`None`: the engine's `name` answer with -B appended).
@@ -77,7 +92,7 @@ pub fn run_match(settings: MatchSettings) -> Result<()> {
     let args = settings;
     // Ctrl-C / SIGTERM: end every engine's process group, then exit 130 (128 + SIGINT).
     ctrlc::set_handler(|| {
-        let n = kill_all_engines();
+        let n = kill_all_engines() + kill_all_nboard_engines();
         eprintln!("flank: match interrupted; killed {n} engine process group(s)");
         std::process::exit(130);
     })
@@ -164,14 +179,23 @@ pub fn run_match(settings: MatchSettings) -> Result<()> {
         }
     }
     let decimal_time = args.decimal_time;
+    let protocols = [args.protocol_a, args.protocol_b];
     let factory = |side: Side| -> Result<Box<dyn Player>, Fault> {
         let k = match side {
             Side::A => 0,
             Side::B => 1,
         };
-        let mut p = GtpProcess::start(argv[k].clone())?;
-        p.set_decimal_time(decimal_time);
-        Ok(Box::new(p))
+        Ok(match protocols[k] {
+            EngineProtocol::Gtp => {
+                let mut p = GtpProcess::start(argv[k].clone())?;
+                p.set_decimal_time(decimal_time);
+                Box::new(p)
+            }
+            EngineProtocol::NBoard => Box::new(NBoardProcess::start(
+                argv[k].clone(),
+                nboard_process::DEFAULT_DEPTH,
+            )?),
+        })
     };
     let json = args.json;
     // A failed write of a game line (stdout closed: `flank match ... | head -1`) stops the

@@ -21,6 +21,7 @@
 #[cfg(test)]
 pub(crate) mod fake;
 pub mod ggf;
+pub mod nboard_process;
 pub mod openings;
 pub mod player;
 pub mod process;
