@@ -8,9 +8,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, anyhow};
 
 use crate::data::data_file;
-use crate::matchplay::nboard_process::{self, NBoardProcess, kill_all_nboard_engines};
+use crate::matchplay::child::{kill_all_engines, split_command};
+use crate::matchplay::nboard_process::{self, NBoardProcess};
 use crate::matchplay::player::{Fault, Player};
-use crate::matchplay::process::{GtpProcess, kill_all_engines, split_command};
+use crate::matchplay::process::GtpProcess;
 use crate::matchplay::referee::RefereeConfig;
 use crate::matchplay::runner::{self, GameReport, MatchSpec, Opening, Side};
 use crate::matchplay::stakes::parse_stake;
@@ -92,7 +93,7 @@ pub fn run_match(settings: MatchSettings) -> Result<()> {
     let args = settings;
     // Ctrl-C / SIGTERM: end every engine's process group, then exit 130 (128 + SIGINT).
     ctrlc::set_handler(|| {
-        let n = kill_all_engines() + kill_all_nboard_engines();
+        let n = kill_all_engines();
         eprintln!("flank: match interrupted; killed {n} engine process group(s)");
         std::process::exit(130);
     })

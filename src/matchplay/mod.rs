@@ -2,7 +2,10 @@
 //!
 //! One concern per file:
 //! - [`player`]: the `Player` trait the referee drives, faults, game set-up.
+//! - [`child`]: an engine's child process (spawn, lines with timeouts, process groups, the
+//!   registry of live engines that `kill_all_engines` ends), for both kinds of engine.
 //! - [`process`]: a GTP engine in a child process (the real `Player`).
+//! - [`nboard_process`]: an NBoard engine in a child process (`--protocol-a/-b nboard`).
 //! - [`referee`]: one game under flank's rules and the runner's clocks; draw offers; forfeits.
 //! - [`ggf`]: game records in GGF, one game per line.
 //! - [`stats`]: Elo difference with its 95 % interval, and the GSPRT stop.
@@ -18,6 +21,7 @@
 //!
 //! The full reference is `docs/match.md`.
 
+pub mod child;
 #[cfg(test)]
 pub(crate) mod fake;
 pub mod ggf;

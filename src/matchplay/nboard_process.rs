@@ -1,12 +1,13 @@
 //! An NBoard engine in a child process: the [`Player`] `flank match` uses for an engine given
 //! `--protocol-a nboard` or `--protocol-b nboard` (`flank nboard`, Edax, NTest).
 //!
-//! The process is handled as [`super::process::GtpProcess`] handles a GTP engine: the command
-//! line split with `shlex`, stdin and stdout piped, stderr to /dev/null, a reader thread that
-//! turns stdout into lines on a channel (so every wait has a timeout), lines longer than
-//! [`MAX_LINE`] bytes a protocol error, each engine in its own process group that is sent
-//! SIGKILL when the engine ends (quit, timeout, restart, drop), and a registry of live groups
-//! that [`kill_all_nboard_engines`] ends from the SIGINT/SIGTERM handler.
+//! The process is an [`EngineChild`], handled as [`super::child`] describes and as for a GTP
+//! engine ([`super::process::GtpProcess`]): the command line split with `shlex`, stdin and
+//! stdout piped, stderr to /dev/null, a reader thread that turns stdout into lines on a channel
+//! (so every wait has a timeout), lines longer than [`MAX_LINE`] bytes a protocol error, each
+//! engine in its own process group that is sent SIGKILL when the engine ends (quit, timeout,
+//! restart, drop), and one registry of live groups, GTP and NBoard, that
+//! [`super::child::kill_all_engines`] ends from the SIGINT/SIGTERM handler.
 //!
 //! NBoard has no request ids and answers few commands, so the player keeps the game itself
 //! (the start position, every move, the time each of its own moves took) and synchronises with
@@ -51,18 +52,13 @@
 //! command: a handicap start reaches the engine as `BO`, which every NBoard engine reads, so
 //! [`Player::check_handicap`] accepts without asking.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Mutex;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::thread;
 use std::time::{Duration, Instant};
 
+use super::child::{EngineChild, Line, MAX_LINE, program_name};
 use super::ggf::{board_tag, escape, time_tag};
 use super::player::{Capabilities, DrawAnswer, Fault, GameSetup, Player};
-use super::process::{MAX_LINE, STARTUP_TIMEOUT_MS};
+use super::process::STARTUP_TIMEOUT_MS;
 use crate::notation::clip;
 use crate::othello::Position;
 use crate::othello::game::Game;
@@ -74,38 +70,6 @@ pub const DEFAULT_DEPTH: u32 = 60;
 
 /// How long [`Player::quit`] waits for the engine to close its output after `quit`, ms.
 pub const QUIT_WAIT_MS: u64 = 1000;
-
-/// Process group ids (= engine pids) of every NBoard engine started and not yet killed.
-static LIVE_GROUPS: std::sync::LazyLock<Mutex<HashSet<i32>>> =
-    std::sync::LazyLock::new(|| Mutex::new(HashSet::new()));
-
-/// Sends SIGKILL to the process group of every live NBoard engine and forgets them: for the
-/// SIGINT/SIGTERM handler of `flank match`, next to
-/// [`super::process::kill_all_engines`] for the GTP engines. Returns how many groups were
-/// signalled. A no-op (0) off Unix.
-pub fn kill_all_nboard_engines() -> usize {
-    let mut groups = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner());
-    let n = groups.len();
-    #[cfg(unix)]
-    for &pgid in groups.iter() {
-        if pgid > 1 {
-            // SAFETY: kill(2) only sends a signal; a negative pid names a process group
-            // created at spawn for an engine that has not been waited for yet (it is
-            // removed from the registry before its `wait`), so the id is not reused.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-        }
-    }
-    groups.clear();
-    n
-}
-
-enum Line {
-    Text(String),
-    TooLong,
-    Eof,
-}
 
 /// One move of the game as the player keeps it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -336,15 +300,11 @@ fn classify(line: &str) -> GoLine<'_> {
 pub struct NBoardProcess {
     argv: Vec<String>,
     depth: u32,
-    child: Option<Child>,
-    stdin: Option<ChildStdin>,
-    lines: Option<Receiver<Line>>,
+    child: EngineChild,
     next_ping: u64,
     caps: Capabilities,
     /// The game under way (`None` before the first `new_game`).
     record: Option<Record>,
-    /// Why the last restart failed; `new_game` then answers [`Fault::RestartFailed`].
-    restart_failed: Option<String>,
 }
 
 impl NBoardProcess {
@@ -358,71 +318,17 @@ impl NBoardProcess {
         let mut p = NBoardProcess {
             argv,
             depth,
-            child: None,
-            stdin: None,
-            lines: None,
+            child: EngineChild::default(),
             next_ping: 1,
             caps: Capabilities::default(),
             record: None,
-            restart_failed: None,
         };
         p.spawn()?;
         Ok(p)
     }
 
     fn spawn(&mut self) -> Result<(), Fault> {
-        let argv = self.argv.clone();
-        let (prog, args) = argv
-            .split_first()
-            .ok_or_else(|| Fault::Exited("empty command".to_string()))?;
-        let mut command = Command::new(prog);
-        command
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            command.process_group(0);
-        }
-        // Spawn under the registry lock, so a signal handler that runs meanwhile waits and
-        // then sees this engine's group.
-        let mut child = {
-            let mut groups = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner());
-            let child = command
-                .spawn()
-                .map_err(|e| Fault::Exited(format!("cannot start '{prog}': {e}")))?;
-            if let Ok(pgid) = i32::try_from(child.id()) {
-                groups.insert(pgid);
-            }
-            child
-        };
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| Fault::Exited("no stdout pipe".to_string()))?;
-        let stdin = child.stdin.take();
-        let (tx, rx) = mpsc::channel();
-        thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut buf = Vec::new();
-                let r = (&mut reader).take(MAX_LINE).read_until(b'\n', &mut buf);
-                let line = match r {
-                    Ok(0) | Err(_) => Line::Eof,
-                    Ok(_) if !buf.ends_with(b"\n") && buf.len() as u64 >= MAX_LINE => Line::TooLong,
-                    Ok(_) => Line::Text(String::from_utf8_lossy(&buf).into_owned()),
-                };
-                let end = !matches!(line, Line::Text(_));
-                if tx.send(line).is_err() || end {
-                    break;
-                }
-            }
-        });
-        self.child = Some(child);
-        self.stdin = stdin;
-        self.lines = Some(rx);
+        self.child.spawn(&self.argv)?;
         self.record = None;
         let startup = Duration::from_millis(STARTUP_TIMEOUT_MS);
         self.send(&["nboard 2".to_string(), format!("set depth {}", self.depth)])?;
@@ -434,12 +340,7 @@ impl NBoardProcess {
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .map(str::to_string)
-            .unwrap_or_else(|| {
-                std::path::Path::new(prog)
-                    .file_name()
-                    .map(|f| f.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| prog.clone())
-            });
+            .unwrap_or_else(|| program_name(&self.argv));
         self.caps = Capabilities {
             name,
             draw_offer: false,
@@ -450,23 +351,6 @@ impl NBoardProcess {
         Ok(())
     }
 
-    /// How the process ended, for a crash report: `exit status 3`, `killed by a signal`, or
-    /// `closed its output` when it has not ended within a short wait.
-    fn exit_reason(&mut self) -> String {
-        if let Some(child) = self.child.as_mut() {
-            for _ in 0..50 {
-                if let Ok(Some(status)) = child.try_wait() {
-                    return match status.code() {
-                        Some(c) => format!("exit status {c}"),
-                        None => "killed by a signal".to_string(),
-                    };
-                }
-                thread::sleep(Duration::from_millis(10));
-            }
-        }
-        "closed its output".to_string()
-    }
-
     /// Writes `lines`, each with a newline, in one write, and flushes.
     fn send(&mut self, lines: &[String]) -> Result<(), Fault> {
         let mut text = String::new();
@@ -474,35 +358,16 @@ impl NBoardProcess {
             text.push_str(l);
             text.push('\n');
         }
-        let sent = match self.stdin.as_mut() {
-            Some(stdin) => stdin.write_all(text.as_bytes()).is_ok() && stdin.flush().is_ok(),
-            None => false,
-        };
-        if sent {
-            Ok(())
-        } else {
-            Err(Fault::Exited(self.exit_reason()))
-        }
+        self.child.send(&text)
     }
 
     /// The next line (without its line end), waiting until `timeout` after `start`.
     fn next_line(&mut self, start: Instant, timeout: Duration) -> Result<String, Fault> {
-        let left = timeout.saturating_sub(start.elapsed());
-        let rx = self
-            .lines
-            .as_ref()
-            .ok_or_else(|| Fault::Exited("not running".to_string()))?;
-        match rx.recv_timeout(left) {
-            Ok(Line::Text(t)) => Ok(t.trim_end_matches(['\n', '\r']).to_string()),
-            Ok(Line::TooLong) => Err(Fault::Protocol(format!(
+        match self.child.recv(start, timeout)? {
+            Line::Text(t) => Ok(t),
+            Line::TooLong => Err(Fault::Protocol(format!(
                 "line longer than {MAX_LINE} bytes"
             ))),
-            Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => {
-                Err(Fault::Exited(self.exit_reason()))
-            }
-            Err(RecvTimeoutError::Timeout) => Err(Fault::Timeout(
-                u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
-            )),
         }
     }
 
@@ -546,36 +411,6 @@ impl NBoardProcess {
         let line = format!("set game {}", record.ggf(&self.caps.name));
         self.send(&[line])
     }
-
-    /// Ends the engine and every process of its group (see the module header).
-    fn kill(&mut self) {
-        self.stdin = None;
-        if let Some(mut child) = self.child.take() {
-            let registered = i32::try_from(child.id())
-                .map(|pgid| {
-                    LIVE_GROUPS
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .remove(&pgid)
-                })
-                .unwrap_or(false);
-            #[cfg(unix)]
-            if let Ok(pgid) = libc::pid_t::try_from(child.id())
-                && pgid > 1
-                && registered
-            {
-                // SAFETY: kill(2) only sends a signal; a negative pid names the process
-                // group created for this engine at spawn (its id is the engine's pid, which
-                // is not reused before the `wait` below).
-                unsafe {
-                    libc::kill(-pgid, libc::SIGKILL);
-                }
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        self.lines = None;
-    }
 }
 
 impl Player for NBoardProcess {
@@ -584,18 +419,9 @@ impl Player for NBoardProcess {
     }
 
     fn restart(&mut self) -> Result<(), Fault> {
-        self.kill();
-        match self.spawn() {
-            Ok(()) => {
-                self.restart_failed = None;
-                Ok(())
-            }
-            Err(f) => {
-                self.kill();
-                self.restart_failed = Some(f.to_string());
-                Err(f)
-            }
-        }
+        self.child.kill();
+        let started = self.spawn();
+        self.child.restarted(started)
     }
 
     fn new_game(
@@ -604,9 +430,7 @@ impl Player for NBoardProcess {
         color: Color,
         timeout: Duration,
     ) -> Result<(), Fault> {
-        if let Some(why) = &self.restart_failed {
-            return Err(Fault::RestartFailed(why.clone()));
-        }
+        self.child.check_restarted()?;
         let start = Instant::now();
         self.record = Some(Record::new(setup, color)?);
         self.send_game()?;
@@ -671,21 +495,15 @@ impl Player for NBoardProcess {
     }
 
     fn quit(&mut self) {
-        if self.child.is_some() && self.send(&["quit".to_string()]).is_ok() {
+        if self.child.is_running() && self.send(&["quit".to_string()]).is_ok() {
             // Close its input too (an engine that ignores `quit` still ends at the end of its
             // input), then wait for it to close its output (without reaping it: `kill` does).
-            self.stdin = None;
+            self.child.close_input();
             let start = Instant::now();
             let wait = Duration::from_millis(QUIT_WAIT_MS);
             while self.next_line(start, wait).is_ok() {}
         }
-        self.kill();
-    }
-}
-
-impl Drop for NBoardProcess {
-    fn drop(&mut self) {
-        self.kill();
+        self.child.kill();
     }
 }
 
