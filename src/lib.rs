@@ -16,9 +16,11 @@
 //! - [`engine`]: the facade the protocols and the command line call (the search reports through
 //!   callbacks), with time management (`timeman`), levels (`level`), draw offers (`draw`) and
 //!   multi-PV analysis (`analyze`).
+//! - [`book`]: the opening book: positions with negamax values under any symmetry, the move
+//!   choice, the text format (imports only `othello` and `notation`).
 //! - [`train`]: `flank train` (weights from WTHOR and self-play games), `flank mpc-calibrate`
-//!   (`calibrate`), `flank evalset` (`evalset`).
-//! - [`protocol`]: the GTP loop (`gtp`).
+//!   (`calibrate`), `flank evalset` (`evalset`), building the opening book (`book_build`).
+//! - [`protocol`]: the GTP loop (`gtp`) and the NBoard loop (`nboard`).
 //! - [`cli`]: the work of each subcommand, one file each (`solve`, `analyze`, `bench`, `perft`,
 //!   `gtp`, `match_cmd`, `train`, `evalset`, `ensemble`, `mpc_calibrate`), and the values of
 //!   the command-line options (`values`); `main.rs` only parses and dispatches.
@@ -26,6 +28,7 @@
 
 #![warn(missing_docs)]
 
+pub mod book;
 pub mod cli;
 pub mod data;
 pub mod engine;

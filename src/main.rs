@@ -117,6 +117,9 @@ enum Command {
     /// positions, with labels that mix the game's result and a search value; everything else
     /// of the file is kept. See docs/eval.md, "Refitting the midgame".
     Refit(RefitArgs),
+    /// Opening books: build one from WTHOR and game files, learn games into one, show a
+    /// position's book moves. See docs/book.md.
+    Book(BookArgs),
     /// Play a match between two GTP engines (any command lines, e.g. two flank settings):
     /// openings played twice with colours swapped, whole-game clocks (time odds allowed),
     /// forfeits, GGF records, Elo and SPRT; rounds to a target, stakes, draw offers,
@@ -179,10 +182,110 @@ struct GtpArgs {
     /// docs/levels.md); GTP `flank-level` changes it.
     #[arg(long, value_parser = parse_level)]
     level: Option<flank::engine::level::Level>,
-    /// Seed of the random generator behind easy's randomness (default 1): the same seed and
-    /// the same commands give the same moves.
+    /// Seed of the random generator behind easy's randomness and the book's (default 1): the
+    /// same seed and the same commands give the same moves.
     #[arg(long, allow_negative_numbers = true, value_parser = parse_whole_number)]
     seed: Option<u64>,
+    #[command(flatten)]
+    play: PlayArg,
+}
+
+/// The opening book and pondering options of `gtp` and `nboard`.
+#[derive(Args, Debug, Default, Clone)]
+struct PlayArg {
+    /// Opening book: a book file, `default` (the built-in book, the default) or `off`. Level
+    /// easy never uses it.
+    #[arg(long, value_name = "FILE|default|off")]
+    book: Option<String>,
+    /// Play any book move within this many discs of the best (0-64, default 0: the best):
+    /// varied openings that stay sound.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0, value_parser = whole::<u32>(0..=64))]
+    book_randomness: u32,
+    /// Think on the opponent's time: after each move, search the position after the
+    /// predicted reply until the next command arrives (the work stays in the table).
+    #[arg(long)]
+    ponder: bool,
+}
+
+#[derive(Args, Debug)]
+struct BookArgs {
+    #[command(subcommand)]
+    action: BookAction,
+}
+
+#[derive(Subcommand, Debug)]
+enum BookAction {
+    /// Build a book: the positions of the first PLIES plies that at least MIN-GAMES games
+    /// reach (WTHOR from $FLANK_DATA/games/wthor, and --games files), each one's best move
+    /// out of the book searched to DEPTH, values propagated by negamax.
+    Build(BookBuildArgs),
+    /// Add games (one a line: a transcript such as f5d6c3, or a GGF record) to a book file:
+    /// every position of their first PLIES plies enters, new leaves are searched, values
+    /// propagated again; the file is rewritten.
+    Learn(BookLearnArgs),
+    /// Show a position's book entry and book moves (POSITION: a board string or a transcript
+    /// from the start; none = the start position).
+    Show(BookShowArgs),
+}
+
+#[derive(Args, Debug)]
+struct BookBuildArgs {
+    /// The book file written.
+    #[arg(long)]
+    out: PathBuf,
+    /// Positions up to this many plies from the start are candidates (1-40).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 14, value_parser = whole::<u32>(1..=40))]
+    plies: u32,
+    /// Games that must reach a position for it to enter (1-1000000).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 20, value_parser = whole::<u32>(1..=1_000_000))]
+    min_games: u32,
+    /// Search depth of each position's best move out of the book, plies (1-30).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 12, value_parser = whole::<u32>(1..=30))]
+    depth: u32,
+    /// Game files to add (transcripts or GGF, one game a line); repeatable.
+    #[arg(long)]
+    games: Vec<PathBuf>,
+    /// Leave the WTHOR games out (then --games is needed).
+    #[arg(long)]
+    no_wthor: bool,
+    /// Search threads (default: all cores).
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
+    threads: Option<u64>,
+    /// Transposition table per thread, MiB.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 16, value_parser = whole::<u64>(1..=65536))]
+    hash: u64,
+}
+
+#[derive(Args, Debug)]
+struct BookLearnArgs {
+    /// The book file read and rewritten.
+    #[arg(long)]
+    book: PathBuf,
+    /// Game files (transcripts or GGF, one game a line).
+    #[arg(required = true)]
+    games: Vec<PathBuf>,
+    /// Positions up to this many plies from the start enter (1-60).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 20, value_parser = whole::<u32>(1..=60))]
+    plies: u32,
+    /// Search depth of new leaves, plies (1-30; default: the book's).
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1..=30))]
+    depth: Option<u32>,
+    /// Search threads (default: all cores).
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
+    threads: Option<u64>,
+    /// Transposition table per thread, MiB.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 16, value_parser = whole::<u64>(1..=65536))]
+    hash: u64,
+}
+
+#[derive(Args, Debug)]
+struct BookShowArgs {
+    /// The book: a file, or `default` for the built-in one.
+    #[arg(long)]
+    book: Option<String>,
+    /// The position: a board string or a transcript from the start (none: the start).
+    #[arg(default_value = "")]
+    position: String,
 }
 
 #[derive(Args, Debug, Default)]
@@ -198,6 +301,8 @@ struct NboardArgs {
     /// Print search progress on stderr.
     #[arg(long, short)]
     verbose: bool,
+    #[command(flatten)]
+    play: PlayArg,
 }
 
 /// A clap value parser for a whole number in `range`, converted to `T` (`u32` or `u64`): a
@@ -773,7 +878,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Selfplay(a) => a.eval.eval.clone(),
         Command::EvalError(a) => a.eval.eval.clone(),
         Command::Refit(a) => a.eval.eval.clone(),
-        Command::Perft(_) | Command::Match(_) | Command::Ensemble(_) => None,
+        Command::Perft(_) | Command::Match(_) | Command::Ensemble(_) | Command::Book(_) => None,
         Command::Evalset(a) => a.eval.eval.clone(),
     };
     // The searching commands decode the weights now, not inside their first search.
@@ -789,9 +894,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match command {
         Command::Gtp(args) => run_gtp(args)?,
         Command::Nboard(args) => {
+            let book_file = match args.play.book.as_deref() {
+                None | Some("default") | Some("off") => None,
+                Some(path) => Some(PathBuf::from(path)),
+            };
             let options = flank::protocol::nboard::NBoardOptions {
                 move_time_ms: args.move_time,
                 verbose: args.verbose,
+                book: cli::book::load_book(args.play.book.as_deref())?,
+                book_randomness: args.play.book_randomness,
+                book_file,
+                ponder: args.play.ponder,
             };
             let engine = args.mpc.engine(args.engine.config(all_cores()))?;
             cli::nboard::run_nboard(engine, options)?
@@ -805,6 +918,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cli::bench::write_bench(&mut io::stdout().lock(), args.hash as usize, args.depth)?
         }
         Command::Match(args) => run_match(args)?,
+        Command::Book(args) => run_book(args)?,
         Command::Train(args) => run_train(args)?,
         Command::Evalset(args) => cli::evalset::run_evalset(&cli::evalset::EvalsetSettings {
             empties: args.empties,
@@ -887,6 +1001,63 @@ fn run(cli: Cli) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn run_book(args: BookArgs) -> Result<()> {
+    use cli::book::{BookBuildSettings, book_for_show, run_book_build, run_book_show};
+    use flank::book::build::BuildOptions;
+    let settings = match args.action {
+        BookAction::Show(a) => {
+            let book = book_for_show(a.book.as_deref())?;
+            return run_book_show(&book, &a.position, &mut io::stdout().lock());
+        }
+        BookAction::Build(a) => BookBuildSettings {
+            out: a.out,
+            extend: false,
+            wthor_dir: if a.no_wthor {
+                None
+            } else {
+                Some(
+                    flank::data::data_root()
+                        .map_err(anyhow::Error::msg)?
+                        .join("games/wthor"),
+                )
+            },
+            games: a.games,
+            options: BuildOptions {
+                plies: a.plies,
+                min_games: a.min_games,
+                depth: a.depth,
+                hash_mb: a.hash as usize,
+            },
+            threads: a.threads.map_or(0, |t| t as usize),
+        },
+        BookAction::Learn(a) => {
+            let text = std::fs::read_to_string(&a.book)
+                .with_context(|| format!("cannot read book {}", a.book.display()))?;
+            let depth = match a.depth {
+                Some(d) => d,
+                None => flank::book::Book::parse(&text)
+                    .with_context(|| format!("cannot read book {}", a.book.display()))?
+                    .depth
+                    .max(1),
+            };
+            BookBuildSettings {
+                out: a.book,
+                extend: true,
+                wthor_dir: None,
+                games: a.games,
+                options: BuildOptions {
+                    plies: a.plies,
+                    min_games: 1,
+                    depth,
+                    hash_mb: a.hash as usize,
+                },
+                threads: a.threads.map_or(0, |t| t as usize),
+            }
+        }
+    };
+    run_book_build(&settings, &mut io::stdout().lock())
+}
+
 fn run_gtp(args: GtpArgs) -> Result<()> {
     let mut options = GtpOptions {
         depth: args.depth,
@@ -902,6 +1073,9 @@ fn run_gtp(args: GtpArgs) -> Result<()> {
     if let Some(seed) = args.seed {
         options.seed = seed;
     }
+    options.book = cli::book::load_book(args.play.book.as_deref())?;
+    options.book_randomness = args.play.book_randomness;
+    options.ponder = args.play.ponder;
     let engine = args.mpc.engine(args.engine.config(all_cores()))?;
     cli::gtp::run_gtp(engine, options)
 }

@@ -988,15 +988,22 @@ fn byte_order_marks_are_ignored() {
 /// search soon) on another thread; fails if it has not ended after 60 s (a search that was
 /// not stopped would run for an hour). Returns the output.
 fn session_watched(steps: &[Step], move_time_ms: u64) -> String {
+    session_watched_with(
+        steps,
+        GtpOptions {
+            move_time_ms,
+            ..GtpOptions::default()
+        },
+    )
+}
+
+/// As [`session_watched`], with any options.
+fn session_watched_with(steps: &[Step], options: GtpOptions) -> String {
     let output = SharedOutput::default();
     let input = Scripted::new(steps, &output);
     let (tx, rx) = std::sync::mpsc::channel();
     let mut out = output.clone();
     std::thread::spawn(move || {
-        let options = GtpOptions {
-            move_time_ms,
-            ..GtpOptions::default()
-        };
         run(input, &mut out, engine(), options).expect("in-memory I/O cannot fail");
         let _ = tx.send(());
     });
@@ -1073,6 +1080,45 @@ fn a_line_arriving_during_flank_hint_stops_it() {
     assert_eq!(moves, ["c4", "d3", "e6", "f5"], "{out:?}");
     // Nothing was played.
     assert_eq!(format!("{}\n\n", a[1]), START_SHOWBOARD);
+}
+
+#[test]
+fn pondering_runs_between_commands_and_the_next_line_stops_it() {
+    // With --ponder the session thinks after each genmove answer, without a time limit; only
+    // the next line ends that, and it is answered at once (else the session would not end
+    // within 60 s). The game goes on as usual.
+    let out = session_watched_with(
+        &[
+            Step::Send("1 genmove b\n"),
+            Step::Until("=1 "),
+            Step::Sleep(300),
+            Step::Send("2 play w pass\n"),
+            Step::Until("?2"),
+            Step::Send("3 gogui-rules_side_to_move\n"),
+            Step::Until("=3 "),
+            Step::Send("4 genmove w\n"),
+            Step::Until("=4 "),
+            Step::Sleep(300),
+            Step::Send("5 name\n"),
+        ],
+        GtpOptions {
+            move_time_ms: 300,
+            ponder: true,
+            ..GtpOptions::default()
+        },
+    );
+    let a = answers(&out);
+    assert_eq!(a.len(), 5, "{out:?}");
+    let m = a[0].strip_prefix("=1 ").unwrap();
+    assert!(FIRST_MOVES.contains(&m), "{out:?}");
+    // A pass while white has a move is refused, and the game is unchanged.
+    assert_eq!(a[1], "?2 illegal move");
+    assert_eq!(a[2], "=3 white");
+    let mut g = gtp();
+    ok(&mut g, &format!("play b {m}"));
+    let w = a[3].strip_prefix("=4 ").unwrap();
+    ok(&mut g, &format!("play w {w}"));
+    assert_eq!(a[4], "=5 flank");
 }
 
 #[test]

@@ -176,7 +176,10 @@ fn bad_games_and_moves_leave_the_game_as_it_was() {
 fn ping_learn_contempt_and_depth() {
     let mut nb = session();
     assert_eq!(lines(&mut nb, "ping 7"), ["pong 7"]);
-    assert_eq!(lines(&mut nb, "learn"), ["learned"]);
+    assert_eq!(
+        lines(&mut nb, "learn"),
+        ["status no book to learn into", "learned"]
+    );
     assert!(lines(&mut nb, "set contempt -150").is_empty());
     assert_eq!(nb.contempt(), -150);
     assert_eq!(nb.level().to_string(), "hard");
@@ -320,12 +323,17 @@ fn analyze_answers_every_position_last_first() {
 /// Runs a session of `steps` on another thread (no clock: only a stop ends a deep search
 /// soon); fails if it has not ended within 60 s. Returns the output.
 fn session_watched(steps: &[Step]) -> String {
+    session_watched_with(steps, NBoardOptions::default())
+}
+
+/// As [`session_watched`], with any options.
+fn session_watched_with(steps: &[Step], options: NBoardOptions) -> String {
     let output = SharedOutput::default();
     let input = Scripted::new(steps, &output);
     let (tx, rx) = std::sync::mpsc::channel();
     let mut out = output.clone();
     std::thread::spawn(move || {
-        run(input, &mut out, engine(), NBoardOptions::default()).expect("in-memory I/O");
+        run(input, &mut out, engine(), options).expect("in-memory I/O");
         let _ = tx.send(());
     });
     rx.recv_timeout(Duration::from_secs(60))
@@ -375,6 +383,41 @@ fn ping_stops_go_hint_and_analyze() {
 }
 
 #[test]
+fn pondering_after_flanks_move_is_stopped_by_the_next_line() {
+    // `go` at depth 4, the GUI plays the answer back, flank ponders without a limit until
+    // `ping` arrives. The answer is found first by a session of its own (1 thread, depth 4:
+    // the same answer).
+    let start = "set game (;GM[Othello]BO[8 ---------------------------O*------*O--------------------------- *];)";
+    let mut nb = session();
+    lines(&mut nb, "set depth 4");
+    lines(&mut nb, start);
+    let (mv, _) = go_answer(lines(&mut nb, "go").last().unwrap());
+    let play_back: &'static str = Box::leak(format!("move {mv}\n").into_boxed_str());
+    let out = session_watched_with(
+        &[
+            Step::Send("nboard 2\nset depth 4\n"),
+            Step::Send(
+                "set game (;GM[Othello]BO[8 ---------------------------O*------*O--------------------------- *];)\n",
+            ),
+            Step::Send("go\n"),
+            Step::Until("=== "),
+            Step::Send(play_back),
+            Step::Sleep(300),
+            Step::Send("ping 1\n"),
+            Step::Until("pong 1"),
+        ],
+        NBoardOptions {
+            ponder: true,
+            ..NBoardOptions::default()
+        },
+    );
+    let l: Vec<&str> = out.lines().collect();
+    let (answer, _) = go_answer(l.iter().find(|x| x.starts_with("=== ")).unwrap());
+    assert_eq!(answer, mv);
+    assert_eq!(*l.last().unwrap(), "pong 1");
+}
+
+#[test]
 fn the_binary_speaks_nboard_and_ends_at_quit_or_end_of_input() {
     let (code, out, _) = common::flank(
         &["nboard", "--threads", "1", "--hash", "8"],
@@ -383,8 +426,15 @@ fn the_binary_speaks_nboard_and_ends_at_quit_or_end_of_input() {
     assert_eq!(code, 0);
     let l: Vec<&str> = out.lines().collect();
     assert_eq!(l[..2], ["set myname flank", "pong 1"]);
-    assert!(l[2].starts_with("search "), "{out}");
+    // The start position is in the built-in book: its four first moves, as book lines.
+    assert_eq!(l.iter().filter(|x| x.starts_with("book ")).count(), 4, "{out}");
     assert!(!out.contains("pong 2"), "nothing after quit is read: {out}");
+    // Without the book `hint` searches.
+    let (_, out, _) = common::flank(
+        &["nboard", "--threads", "1", "--hash", "8", "--book", "off"],
+        "nboard 2\nset depth 2\nhint 1\n",
+    );
+    assert!(out.lines().nth(1).unwrap().starts_with("search "), "{out}");
     let (code, out, _) = common::flank(&["nboard", "--threads", "1"], "nboard 2\nping 5");
     assert_eq!((code, out.as_str()), (0, "set myname flank\npong 5\n"));
 }

@@ -4,6 +4,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod book;
 pub mod ensemble;
 pub mod eval_error;
 pub mod evalset;

@@ -11,6 +11,7 @@
 pub mod analyze;
 pub mod draw;
 pub mod level;
+pub mod ponder;
 pub mod timeman;
 
 use std::sync::Arc;

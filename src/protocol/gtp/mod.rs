@@ -64,16 +64,21 @@ mod framing;
 mod think;
 
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 use std::sync::mpsc::sync_channel;
 use std::time::Instant;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha12Rng;
 
+use crate::book::Book;
 use crate::engine::Engine;
 use crate::engine::level::{DEFAULT_SEED, Level};
+use crate::engine::ponder::ponder_position;
 use crate::engine::timeman::{DEFAULT_MOVE_TIME_MS, TimeControl, TimeManager};
+use crate::othello::board::Board;
 use crate::othello::game::{Game, GameError};
+use crate::othello::square::Move;
 
 pub use crate::protocol::input::TOGETHER_MS;
 pub use command::{COMMANDS, Command};
@@ -97,10 +102,19 @@ pub struct GtpOptions {
     /// The playing level at the start of the session (`--level`, default `hard`); GTP
     /// `flank-level` changes it.
     pub level: Level,
-    /// Seed of the random generator behind `easy`'s randomness (`--seed`, default
-    /// [`DEFAULT_SEED`]). It is seeded once per session: the same seed and the same commands
-    /// give the same moves.
+    /// Seed of the random generator behind `easy`'s randomness and the book's (`--seed`,
+    /// default [`DEFAULT_SEED`]). It is seeded once per session: the same seed and the same
+    /// commands give the same moves.
     pub seed: u64,
+    /// The opening book `genmove` plays from at every level but `easy` (`--book`; `None` =
+    /// no book, the default of a session built in code; `flank gtp` loads the built-in book).
+    pub book: Option<Arc<Book>>,
+    /// Book randomness in discs (`--book-randomness`): 0 plays the best book move, R any book
+    /// move within R discs of the position's value.
+    pub book_randomness: u32,
+    /// Ponder (`--ponder`): after answering `genmove`, think on the position after the
+    /// predicted reply until the next line arrives (see [`crate::engine::ponder`]).
+    pub ponder: bool,
 }
 
 impl Default for GtpOptions {
@@ -111,6 +125,9 @@ impl Default for GtpOptions {
             verbose: false,
             level: Level::Hard,
             seed: DEFAULT_SEED,
+            book: None,
+            book_randomness: 0,
+            ponder: false,
         }
     }
 }
@@ -129,6 +146,11 @@ pub struct Gtp {
     inbox: Option<Inbox>,
     /// When the line being handled arrived (set by [`run`]).
     arrived: Option<Instant>,
+    /// The principal variation of the last move chosen (its first move that move).
+    last_pv: Vec<Move>,
+    /// The position to ponder on once the current answer is out (set by `genmove` with
+    /// `--ponder`; [`run`] takes it).
+    ponder_on: Option<Board>,
 }
 
 impl Gtp {
@@ -144,6 +166,8 @@ impl Gtp {
             quit: false,
             inbox: None,
             arrived: None,
+            last_pv: Vec::new(),
+            ponder_on: None,
         }
     }
 
@@ -246,6 +270,9 @@ impl Gtp {
                 self.game.play(c, mv).map_err(game_err)?;
                 let elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
                 self.time.spent(c, elapsed_ms);
+                if self.options.ponder {
+                    self.ponder_on = ponder_position(&board, mv, &self.last_pv);
+                }
                 mv.to_string()
             }
             Command::RegGenMove(c) => {
@@ -408,6 +435,10 @@ fn serve<W: Write>(gtp: &mut Gtp, output: &mut W) -> io::Result<()> {
         }
         if gtp.should_quit() {
             return Ok(());
+        }
+        // Pondering starts once the answer is out and ends when the next line arrives.
+        if let Some(board) = gtp.ponder_on.take() {
+            gtp.ponder(&board);
         }
     }
 }

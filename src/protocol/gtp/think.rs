@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use crate::engine::analyze::{analyze, info_lines, move_line};
 use crate::engine::draw::{draw_budget_ms, judge_draw_offer};
-use crate::engine::level::search_at_level;
+use crate::engine::level::{Level, search_at_level};
+use crate::engine::ponder::ponder_limits;
 use crate::engine::{SearchInfo, SearchLimits};
 use crate::othello::board::Board;
 use crate::othello::square::{Color, Move, Square};
@@ -91,17 +92,31 @@ impl Gtp {
     }
 
     /// The move for `color`, which is to move in `board`: pass when blocked, the only move
-    /// without searching, otherwise the engine's choice within the time manager's limits. An
+    /// without searching, a book move when the session has a book that knows the position
+    /// (at every level but `easy`), otherwise the engine's choice within the time manager's limits. An
     /// illegal answer from the search is replaced by the first legal move (and reported on
     /// stderr) so the game can go on.
     pub(super) fn choose(&mut self, color: Color, board: &Board, start: Instant) -> Move {
         let moves = board.moves();
+        self.last_pv.clear();
         if moves == 0 {
             return Move::Pass;
         }
         let first = Move::Play(Square::from_index(moves.trailing_zeros() as u8));
         if moves.count_ones() == 1 {
             return first;
+        }
+        if self.level != Level::Easy
+            && let Some(book) = &self.options.book
+            && let Some(m) = book.choose(board, self.options.book_randomness, &mut self.rng)
+        {
+            if self.options.verbose {
+                eprintln!(
+                    "flank: {color} book {} value {:+} ({} games)",
+                    m.mv, m.value, m.games
+                );
+            }
+            return Move::Play(m.mv);
         }
         let limits: SearchLimits = self.time.limits(color, board, self.options.depth, start);
         let verbose = self.options.verbose;
@@ -143,12 +158,33 @@ impl Gtp {
                 result.time_ms
             );
         }
+        self.last_pv = result.pv.clone();
         match result.best {
             Move::Play(sq) if moves & sq.bit() != 0 => result.best,
             other => {
                 eprintln!("flank: search returned illegal move {other}, playing {first}");
                 first
             }
+        }
+    }
+
+    /// Ponders on `board` (see [`crate::engine::ponder`]) until a line arrives; the result is
+    /// kept only in the transposition table. With `--verbose` one line on stderr says how far
+    /// it got.
+    pub(super) fn ponder(&mut self, board: &Board) {
+        if self.inbox.is_none() {
+            return;
+        }
+        let limits = ponder_limits();
+        let r = self.watched(|g| g.engine.search(board, &limits, &mut |_| {}));
+        if self.options.verbose {
+            eprintln!(
+                "flank: pondered depth {}{} nodes {} time {} ms",
+                r.depth,
+                solved_kind(r.exact, r.wld),
+                r.nodes,
+                r.time_ms
+            );
         }
     }
 

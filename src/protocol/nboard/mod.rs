@@ -40,11 +40,19 @@
 mod think;
 
 use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc::sync_channel;
 use std::time::Instant;
 
+use rand::SeedableRng;
+use rand_chacha::ChaCha12Rng;
+
+use crate::book::Book;
+use crate::book::build::{BuildOptions, build};
 use crate::engine::Engine;
-use crate::engine::level::{Level, MAX_LEVEL};
+use crate::engine::level::{DEFAULT_SEED, Level, MAX_LEVEL};
+use crate::engine::ponder::ponder_position;
 use crate::engine::timeman::{TimeControl, TimeManager};
 use crate::notation::clip;
 use crate::notation::ggf::{GgfGame, parse_ggf, parse_move_field};
@@ -52,6 +60,9 @@ use crate::othello::game::Game;
 use crate::othello::square::{Color, Move};
 use crate::protocol::gtp::MAX_LINE_BYTES;
 use crate::protocol::input::{Framing, Inbox, Input, READ_AHEAD_LINES, read_input};
+
+/// The plies of a game `learn` adds to the book.
+pub const LEARN_PLIES: u32 = 30;
 
 /// The name flank gives itself (`set myname flank`).
 pub const NAME: &str = "flank";
@@ -65,6 +76,17 @@ pub struct NBoardOptions {
     pub move_time_ms: Option<u64>,
     /// Print one line of search info per iteration to stderr.
     pub verbose: bool,
+    /// The opening book `go` plays from and `hint` shows (`None` = no book).
+    pub book: Option<Arc<Book>>,
+    /// Book randomness in discs: 0 plays the best book move, R any book move within R discs
+    /// of the position's value.
+    pub book_randomness: u32,
+    /// The file `learn` writes the book back to (`None`: the game is learned for this
+    /// session only).
+    pub book_file: Option<PathBuf>,
+    /// Ponder: once the GUI plays flank's `go` answer with `move`, think on the position
+    /// after the predicted reply until the next line arrives ([`crate::engine::ponder`]).
+    pub ponder: bool,
 }
 
 /// An NBoard session: the game, its clock, the level and the engine.
@@ -79,7 +101,15 @@ pub struct NBoard {
     contempt: i32,
     engine: Engine,
     options: NBoardOptions,
+    /// The book in use (`learn` extends it).
+    book: Option<Arc<Book>>,
+    /// The generator behind the book's randomness (seeded with [`DEFAULT_SEED`]).
+    rng: ChaCha12Rng,
     quit: bool,
+    /// The last `go` answer: the move, its principal variation and the board it was chosen in.
+    last_go: Option<(Move, Vec<Move>, crate::othello::board::Board)>,
+    /// The position to ponder on once the current line is handled ([`run`] takes it).
+    ponder_on: Option<crate::othello::board::Board>,
     /// The input read ahead by [`run`]'s reader thread; `None` when lines are handed in by
     /// [`NBoard::handle_line`] alone (then nothing interrupts a search).
     inbox: Option<Inbox>,
@@ -104,8 +134,12 @@ impl NBoard {
             level: Level::Hard,
             contempt: 0,
             engine,
+            book: options.book.clone(),
+            rng: ChaCha12Rng::seed_from_u64(DEFAULT_SEED),
             options,
             quit: false,
+            last_go: None,
+            ponder_on: None,
             inbox: None,
             arrived: None,
         }
@@ -166,7 +200,7 @@ impl NBoard {
             },
             "go" => self.go(start, out),
             "ping" => send(out, &format!("pong {}", clip(rest))),
-            "learn" => send(out, "learned"),
+            "learn" => self.learn(out),
             "analyze" => self.analyze(out),
             "quit" => {
                 self.quit = true;
@@ -250,13 +284,63 @@ impl NBoard {
             Move::Play(_) if self.game.must_pass() => side.opposite(),
             _ => side,
         };
+        let before = self.game.position().board;
         match self.game.play(color, mv) {
             Ok(()) => {
                 self.used_ms[color_index(color)] += seconds_ms(seconds);
+                // The GUI plays flank's own answer: ponder on the predicted reply.
+                if let Some((ours, pv, board)) = self.last_go.take()
+                    && self.options.ponder
+                    && ours == mv
+                    && board == before
+                {
+                    self.ponder_on = ponder_position(&board, ours, &pv);
+                }
                 Ok(())
             }
             Err(e) => send(out, &format!("status {e} '{}'", clip(args))),
         }
+    }
+
+    /// The book in use, if any (`learn` extends it).
+    pub fn book(&self) -> Option<&Book> {
+        self.book.as_deref()
+    }
+
+    /// `learn`: adds the game's positions (up to [`LEARN_PLIES`] plies from the standard start)
+    /// to the book, searching their moves out of the book at the book's depth, and writes the
+    /// book to its file when the session has one; answers `learned` (also without a book, or
+    /// for a game from another start, which are not learned: a `status` line says why).
+    fn learn(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let Some(book) = self.book.clone() else {
+            send(out, "status no book to learn into")?;
+            return send(out, "learned");
+        };
+        let history = self.game.history();
+        let start = history.first().map_or(*self.game.position(), |r| r.before);
+        if start != crate::othello::Position::start() {
+            send(out, "status only games from the standard start are learned")?;
+            return send(out, "learned");
+        }
+        let moves: Vec<Move> = history.iter().map(|r| r.mv).collect();
+        let positions = crate::book::build::opening_positions(&moves, LEARN_PLIES);
+        let opts = BuildOptions {
+            plies: LEARN_PLIES,
+            min_games: 1,
+            depth: book.depth.max(1),
+            hash_mb: 16,
+        };
+        let learned = Arc::new(build((*book).clone(), &[positions], &opts, false));
+        if let Some(path) = &self.options.book_file {
+            let tmp = path.with_extension("tmp");
+            if let Err(e) =
+                std::fs::write(&tmp, learned.to_text()).and_then(|()| std::fs::rename(&tmp, path))
+            {
+                send(out, &format!("status cannot write the book: {e}"))?;
+            }
+        }
+        self.book = Some(learned);
+        send(out, "learned")
     }
 
     /// The time manager for a search by `color`: the game's clock when it has one, else the
@@ -343,6 +427,9 @@ fn serve<W: Write>(session: &mut NBoard, output: &mut W) -> io::Result<()> {
         }
         if session.should_quit() {
             return Ok(());
+        }
+        if let Some(board) = session.ponder_on.take() {
+            session.ponder(&board);
         }
     }
 }

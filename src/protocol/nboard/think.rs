@@ -8,8 +8,10 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_chacha::ChaCha12Rng;
 
+use crate::book::BookMove;
 use crate::engine::analyze::{Analysis, analyze};
 use crate::engine::level::{DEFAULT_SEED, Endgame, search_at_level};
+use crate::engine::ponder::ponder_limits;
 use crate::engine::{SearchInfo, SearchLimits, SearchResult, SolveMode};
 use crate::othello::board::{Board, Score};
 use crate::othello::square::{Move, Square};
@@ -48,6 +50,17 @@ fn search_line(pv: &[Move], score: Score, depth: u32, exact: bool, wld: bool) ->
         f64::from(score),
         depth_text(depth, exact, wld)
     ))
+}
+
+/// One `book MOVE EVAL GAMES DEPTH` line: a book move, its value from the mover's view, the
+/// source games through it and the book's search depth.
+fn book_line(m: &BookMove, depth: u32) -> String {
+    format!(
+        "book {} {:.2} {} {depth}",
+        m.mv.to_upper(),
+        f64::from(m.value),
+        m.games
+    )
 }
 
 /// `nodestats NODES SECONDS` for a search of `nodes` nodes that started at `start`.
@@ -110,6 +123,21 @@ impl NBoard {
         if moves.count_ones() == 1 {
             return send(out, &format!("=== {}", move_text(first)));
         }
+        if let Some(book) = self.book.clone()
+            && let Some(m) = book.choose(&board, self.options.book_randomness, &mut self.rng)
+        {
+            send(out, &book_line(&m, book.depth))?;
+            self.last_go = Some((Move::Play(m.mv), Vec::new(), board));
+            return send(
+                out,
+                &format!(
+                    "=== {}/{:.2}/{:.2}",
+                    m.mv.to_upper(),
+                    f64::from(m.value),
+                    start.elapsed().as_secs_f64()
+                ),
+            );
+        }
         let limits = self
             .time_manager()
             .map(|tm| tm.limits(pos.side, &board, None, start))
@@ -156,6 +184,7 @@ impl NBoard {
             }
         };
         send(out, &nodestats(r.nodes, start))?;
+        self.last_go = Some((best, r.pv.clone(), board));
         send(
             out,
             &format!(
@@ -165,6 +194,22 @@ impl NBoard {
                 start.elapsed().as_secs_f64()
             ),
         )
+    }
+
+    /// Ponders on `board` until a line arrives (see [`crate::engine::ponder`]); the work is
+    /// kept in the transposition table only.
+    pub(super) fn ponder(&mut self, board: &Board) {
+        if self.inbox.is_none() {
+            return;
+        }
+        let limits = ponder_limits();
+        let r = self.watched(|s| s.engine.search(board, &limits, &mut |_| {}));
+        if self.options.verbose {
+            eprintln!(
+                "flank: pondered depth {} nodes {} time {} ms",
+                r.depth, r.nodes, r.time_ms
+            );
+        }
     }
 
     /// `hint N`: the `N` best moves (at most the legal ones), `search PV EVAL 0 DEPTH` each
@@ -183,6 +228,14 @@ impl NBoard {
                 send(out, &line)?;
             }
             return send(out, &nodestats(r.nodes, start));
+        }
+        if let Some(book) = &self.book
+            && book.choose(&board, 0, &mut self.rng).is_some()
+        {
+            for m in book.moves(&board) {
+                send(out, &book_line(&m, book.depth))?;
+            }
+            return send(out, &nodestats(0, start));
         }
         let verbose = self.options.verbose;
         let mut failed: Option<io::Error> = None;
