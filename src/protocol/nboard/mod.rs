@@ -9,12 +9,12 @@
 //! | GUI sends | flank does |
 //! |---|---|
 //! | `nboard 2` | answers `set myname flank` |
-//! | `set depth D` | plays at numeric level `D` (1–60, a larger `D` is read as 60; see `docs/levels.md`): midgame depth `D`, exact at ≤ min(2D, 30) empties; before it, level `hard` |
+//! | `set depth D` | without a clock, plays at numeric level `D` (1–60, a larger `D` is read as 60; see `docs/levels.md`): midgame depth `D`, exact at ≤ min(2D, 30) empties; under a clock, full strength (level `hard`) with `D` as a depth cap; before any `set depth`, level `hard` |
 //! | `set game GGF` | the game ([`crate::notation::ggf`]): start board, moves, passes, clock; a bad GGF leaves the game as it was and answers `status bad GGF game: …` |
 //! | `set contempt C` | keeps `C` (centi-discs, black's view); flank's search values a draw at 0 whatever it is |
 //! | `move M[/EVAL[/SECONDS]]` | plays `M` (a square or `PA`) on the game and charges `SECONDS` to the mover's clock; an illegal move answers `status illegal move …` and changes nothing |
 //! | `hint N` | the `N` best moves (fewer if fewer are legal), searched at the level's depth without a time limit: after every iteration one line a move, best first, `search PV EVAL 0 DEPTH` |
-//! | `go` | searches at the level within the game clock and answers `=== MOVE/EVAL/SECONDS` (the move is not played: the GUI sends `move` next) |
+//! | `go` | searches (as `set depth` says) within the game clock and answers `=== MOVE/EVAL/SECONDS` (the move is not played: the GUI sends `move` next) |
 //! | `ping N` | answers `pong N` (a search running when the line arrives stops first and answers) |
 //! | `learn` | answers `learned` |
 //! | `analyze` | from the last position back to the first: `analysis K EVAL` for each, `K` the moves played before it (passes count) |

@@ -10,7 +10,7 @@ use rand_chacha::ChaCha12Rng;
 
 use crate::book::BookMove;
 use crate::engine::analyze::{Analysis, analyze};
-use crate::engine::level::{DEFAULT_SEED, Endgame, search_at_level};
+use crate::engine::level::{DEFAULT_SEED, Endgame, Level, search_at_level};
 use crate::engine::ponder::ponder_limits;
 use crate::engine::{SearchInfo, SearchLimits, SearchResult, SolveMode};
 use crate::othello::board::{Board, Score};
@@ -107,8 +107,10 @@ impl NBoard {
         }
     }
 
-    /// `go`: the move for the side to move at the session's level within its clock, answered
-    /// `=== MOVE/EVAL/SECONDS` after the search's `search …` lines and `nodestats`; not played.
+    /// `go`: the move for the side to move, answered `=== MOVE/EVAL/SECONDS` after the
+    /// search's `search …` lines and `nodestats`; not played. From the book when it knows the
+    /// position; else with a clock (`TI`) at level `hard` within the time, the set depth a cap,
+    /// and without a clock at the numeric level `set depth` gave.
     pub(super) fn go(&mut self, start: Instant, out: &mut dyn Write) -> io::Result<()> {
         if self.game.is_over() {
             return send(out, "status game over");
@@ -138,11 +140,16 @@ impl NBoard {
                 ),
             );
         }
+        // Under the game's clock the depth is a cap on full-strength play (level `hard`, whose
+        // endgame solve fits the time); without a clock it is the numeric level.
+        let (level, cap) = match (self.clock_ms, self.level.spec().depth) {
+            (Some(_), depth) => (Level::Hard, depth),
+            (None, _) => (self.level, None),
+        };
         let limits = self
             .time_manager()
-            .map(|tm| tm.limits(pos.side, &board, None, start))
+            .map(|tm| tm.limits(pos.side, &board, cap, start))
             .unwrap_or_default();
-        let level = self.level;
         let verbose = self.options.verbose;
         let mut failed: Option<io::Error> = None;
         let mut on_info = |info: &SearchInfo| {
