@@ -6,29 +6,8 @@ mod common;
 
 use std::process::Command;
 
+use common::matches::{flank_bin, json, run_match, temp_path};
 use serde_json::Value;
-
-fn flank_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_flank")
-}
-
-/// Runs `flank match ARGS`; returns (exit code, stdout, stderr).
-fn run_match(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(flank_bin())
-        .arg("match")
-        .args(args)
-        .output()
-        .expect("flank runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn json(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {stdout}"))
-}
 
 /// A scripted GTP engine in sh: answers `=` to everything, and `genmove` with `GENMOVE`
 /// (a shell command), `list_commands` with `LIST`, `flank-*` commands with `EXTRA`.
@@ -64,10 +43,6 @@ fn one_game_against_flank(engine: &str, time: &str) -> Value {
     ]);
     assert_eq!(code, 0, "{err}");
     json(&out)
-}
-
-fn temp_path(name: &str) -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("flank-match-{}-{name}", std::process::id()))
 }
 
 #[test]

@@ -2,37 +2,11 @@
 //! against `flank gtp`, each record replayed with the crate's rules, and scripted `sh` NBoard
 //! engines whose bad answers are forfeits.
 
-use std::process::Command;
+mod common;
 
+use common::matches::{flank_bin, json, run_match, temp_path};
 use flank::notation::ggf::parse_ggf;
 use flank::othello::game::Game;
-use serde_json::Value;
-
-fn flank_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_flank")
-}
-
-/// Runs `flank match ARGS`; returns (exit code, stdout, stderr).
-fn run_match(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(flank_bin())
-        .arg("match")
-        .args(args)
-        .output()
-        .expect("flank runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn json(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {stdout}"))
-}
-
-fn temp_path(name: &str) -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("flank-match-nboard-{}-{name}", std::process::id()))
-}
 
 /// The value of tag `key` in a GGF line (`RE` → `+6.00`).
 fn tag<'a>(line: &'a str, key: &str) -> Option<&'a str> {

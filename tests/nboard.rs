@@ -427,7 +427,11 @@ fn the_binary_speaks_nboard_and_ends_at_quit_or_end_of_input() {
     let l: Vec<&str> = out.lines().collect();
     assert_eq!(l[..2], ["set myname flank", "pong 1"]);
     // The start position is in the built-in book: its four first moves, as book lines.
-    assert_eq!(l.iter().filter(|x| x.starts_with("book ")).count(), 4, "{out}");
+    assert_eq!(
+        l.iter().filter(|x| x.starts_with("book ")).count(),
+        4,
+        "{out}"
+    );
     assert!(!out.contains("pong 2"), "nothing after quit is read: {out}");
     // Without the book `hint` searches.
     let (_, out, _) = common::flank(

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: running the `flank` binary, finding shared data.
 #![allow(dead_code)] // each test crate uses its own subset
 
+pub mod matches;
 pub mod script;
 
 use std::io::Write;
