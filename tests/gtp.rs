@@ -1122,6 +1122,27 @@ fn pondering_runs_between_commands_and_the_next_line_stops_it() {
 }
 
 #[test]
+fn pondering_does_not_start_while_a_line_waits() {
+    // `name` is sent with `genmove` (it waits, not stopping the search); once `genmove` is
+    // answered, flank must answer it rather than ponder, then end at the end of input.
+    let out = session_watched_with(
+        &[Step::Send("1 genmove b\n2 name\n")],
+        GtpOptions {
+            move_time_ms: 300,
+            ponder: true,
+            ..GtpOptions::default()
+        },
+    );
+    let a = answers(&out);
+    assert_eq!(a.len(), 2, "{out:?}");
+    assert!(
+        FIRST_MOVES.contains(&a[0].strip_prefix("=1 ").unwrap()),
+        "{out:?}"
+    );
+    assert_eq!(a[1], "=2 flank");
+}
+
+#[test]
 fn lines_sent_with_genmove_do_not_stop_it() {
     // Two commands in one write, as from a client that does not wait for answers, then the
     // end of input long after. 1 s per move: no new iteration after 500 ms, so a search that

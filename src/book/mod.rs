@@ -38,6 +38,9 @@ use crate::othello::square::{Color, Square};
 /// The built-in book (see `docs/book.md` for how it was built).
 const EMBEDDED: &str = include_str!("../../book/flank-book.txt");
 
+/// The deepest leaf search a book may name, in plies (`depth=` of the header).
+pub const MAX_DEPTH: u32 = 30;
+
 /// The first line of a book file, before its settings.
 pub const HEADER: &str = "# flank book v1";
 
@@ -69,6 +72,15 @@ pub struct Book {
     entries: HashMap<(u64, u64), Entry>,
     /// The search depth of the leaves, in plies (from the file header).
     pub depth: u32,
+}
+
+/// The temporary file a book is written to before it replaces `path`: `path` with
+/// `.flank-tmp-<pid>` appended, in the same directory (so the rename stays on one file system
+/// and no file of the user's is touched).
+pub fn temp_path(path: &std::path::Path) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(format!(".flank-tmp-{}", std::process::id()));
+    std::path::PathBuf::from(name)
 }
 
 /// The canonical key of `board`: the least (player, opponent) pair over the 8 symmetries.
@@ -177,17 +189,21 @@ impl Book {
 
     /// Reads a book file (see the module header).
     ///
-    /// Errors: a [`ParseError`] with the line number for a line that is not
+    /// Errors: a [`BookError`] with the line number for a line that is not
     /// `<board> <value> <leaf|-> <games>` with values in −64…64, a board that is over or must
-    /// pass, or a file without the header line.
+    /// pass, a header without `depth=1..30`, or a file without the header line.
     pub fn parse(text: &str) -> Result<Book, BookError> {
         let mut lines = text.lines().enumerate();
         let depth = match lines.next() {
             Some((_, h)) if h.starts_with(HEADER) => h
                 .split_whitespace()
                 .find_map(|w| w.strip_prefix("depth="))
-                .and_then(|d| d.parse().ok())
-                .unwrap_or(0),
+                .and_then(|d| d.parse::<u32>().ok())
+                .filter(|d| (1..=MAX_DEPTH).contains(d))
+                .ok_or_else(|| BookError::Line {
+                    line: 1,
+                    what: format!("expected depth=1..{MAX_DEPTH} in the header"),
+                })?,
             _ => return Err(BookError::Header),
         };
         let mut book = Book {
@@ -323,7 +339,10 @@ mod tests {
 
     #[test]
     fn symmetric_positions_share_an_entry_and_moves_come_back_oriented() {
-        let mut book = Book::default();
+        let mut book = Book {
+            depth: 4,
+            ..Book::default()
+        };
         let e = |v| Entry {
             value: v,
             leaf: Some(v),
@@ -364,6 +383,10 @@ mod tests {
         assert_eq!(Book::parse("x").unwrap_err(), BookError::Header);
         let e = Book::parse(&format!("{HEADER} depth=4\n{} X 99 - 1\n", "-".repeat(64)));
         assert!(e.unwrap_err().to_string().starts_with("line 2:"));
+        for header in ["depth=0", "depth=31", "depth=999", ""] {
+            let e = Book::parse(&format!("{HEADER} {header}\n")).unwrap_err();
+            assert_eq!(e.to_string(), "line 1: expected depth=1..30 in the header");
+        }
     }
 
     #[test]

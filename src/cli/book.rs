@@ -102,7 +102,7 @@ pub fn run_book_build(s: &BookBuildSettings, out_text: &mut dyn Write) -> Result
         .context("cannot start the threads")?;
     let start = std::time::Instant::now();
     let book = pool.install(|| build(base, &games, &s.options, true));
-    let tmp = s.out.with_extension("tmp");
+    let tmp = crate::book::temp_path(&s.out);
     std::fs::write(&tmp, book.to_text())
         .with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, &s.out).with_context(|| format!("cannot write {}", s.out.display()))?;

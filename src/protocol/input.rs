@@ -134,10 +134,15 @@ impl Inbox {
         })
     }
 
+    /// True if items wait in the queue (taken off the channel by a watcher, not handled yet).
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
     /// Watches the input during a search until `done`: every item is queued; once one has
-    /// arrived after `since`, `stop` is set, and set again every few ms (a search clears it
+    /// arrived after `since` (any item when `since` is `None`), `stop` is set, and set again every few ms (a search clears it
     /// when it starts, and one command may run several).
-    fn watch(&mut self, since: Instant, stop: &AtomicBool, done: &AtomicBool) {
+    fn watch(&mut self, since: Option<Instant>, stop: &AtomicBool, done: &AtomicBool) {
         let poll = Duration::from_millis(WATCH_POLL_MS);
         let mut stopping = false;
         let mut gone = false;
@@ -151,7 +156,7 @@ impl Inbox {
             }
             match self.rx.recv_timeout(poll) {
                 Ok(a) => {
-                    if a.at > since {
+                    if since.is_none_or(|t| a.at > t) {
                         stopping = true;
                         stop.store(true, Ordering::Relaxed);
                     }
@@ -162,6 +167,35 @@ impl Inbox {
             }
         }
     }
+}
+
+/// Sets its flag when dropped: ends a watcher even if the search panics.
+struct Done<'a>(&'a AtomicBool);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs `search` (a ponder search) while `inbox` is watched: any input item, also one that
+/// arrived before the search started, stops it. Nothing runs, and `None` is returned, when
+/// there is no inbox or an item is already waiting in its queue.
+pub(crate) fn ponder_during<T>(
+    inbox: Option<&mut Inbox>,
+    stop: &AtomicBool,
+    search: impl FnOnce() -> T,
+) -> Option<T> {
+    let inbox = inbox?;
+    if inbox.has_pending() {
+        return None;
+    }
+    let done = AtomicBool::new(false);
+    Some(std::thread::scope(|scope| {
+        scope.spawn(|| inbox.watch(None, stop, &done));
+        let _done = Done(&done);
+        search()
+    }))
 }
 
 /// Runs `search` while `inbox` (if any) is watched: an item that arrives after the search
@@ -183,17 +217,10 @@ pub(crate) fn watch_during<T>(
     let together = arrived
         .and_then(|a| a.checked_add(Duration::from_millis(TOGETHER_MS)))
         .unwrap_or(now);
-    let since = now.max(together);
+    let since = Some(now.max(together));
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
         scope.spawn(|| inbox.watch(since, stop, &done));
-        // Ends the watcher even if the search panics.
-        struct Done<'a>(&'a AtomicBool);
-        impl Drop for Done<'_> {
-            fn drop(&mut self) {
-                self.0.store(true, Ordering::Relaxed);
-            }
-        }
         let _done = Done(&done);
         search()
     })

@@ -13,7 +13,7 @@ use crate::othello::board::Board;
 use crate::othello::square::{Color, Move, Square};
 
 use super::Gtp;
-use crate::protocol::input::watch_during;
+use crate::protocol::input::{ponder_during, watch_during};
 
 /// The kind of a solved score in the `--verbose` lines: ` wld` when only its sign is proven
 /// (the score is then −1, 0 or +1), ` exact` for a final disc difference, nothing for a
@@ -172,11 +172,17 @@ impl Gtp {
     /// kept only in the transposition table. With `--verbose` one line on stderr says how far
     /// it got.
     pub(super) fn ponder(&mut self, board: &Board) {
-        if self.inbox.is_none() {
-            return;
-        }
         let limits = ponder_limits();
-        let r = self.watched(|g| g.engine.search(board, &limits, &mut |_| {}));
+        let mut inbox = self.inbox.take();
+        let stop = self.engine.stop_handle();
+        let engine = &mut self.engine;
+        let r = ponder_during(inbox.as_mut(), &stop, || {
+            engine.search(board, &limits, &mut |_| {})
+        });
+        self.inbox = inbox;
+        let Some(r) = r else {
+            return;
+        };
         if self.options.verbose {
             eprintln!(
                 "flank: pondered depth {}{} nodes {} time {} ms",

@@ -332,7 +332,7 @@ impl NBoard {
         };
         let learned = Arc::new(build((*book).clone(), &[positions], &opts, false));
         if let Some(path) = &self.options.book_file {
-            let tmp = path.with_extension("tmp");
+            let tmp = crate::book::temp_path(path);
             if let Err(e) =
                 std::fs::write(&tmp, learned.to_text()).and_then(|()| std::fs::rename(&tmp, path))
             {

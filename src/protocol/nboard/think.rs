@@ -15,7 +15,7 @@ use crate::engine::ponder::ponder_limits;
 use crate::engine::{SearchInfo, SearchLimits, SearchResult, SolveMode};
 use crate::othello::board::{Board, Score};
 use crate::othello::square::{Move, Square};
-use crate::protocol::input::watch_during;
+use crate::protocol::input::{ponder_during, watch_during};
 
 use super::{NBoard, send};
 
@@ -206,11 +206,17 @@ impl NBoard {
     /// Ponders on `board` until a line arrives (see [`crate::engine::ponder`]); the work is
     /// kept in the transposition table only.
     pub(super) fn ponder(&mut self, board: &Board) {
-        if self.inbox.is_none() {
-            return;
-        }
         let limits = ponder_limits();
-        let r = self.watched(|s| s.engine.search(board, &limits, &mut |_| {}));
+        let mut inbox = self.inbox.take();
+        let stop = self.engine.stop_handle();
+        let engine = &mut self.engine;
+        let r = ponder_during(inbox.as_mut(), &stop, || {
+            engine.search(board, &limits, &mut |_| {})
+        });
+        self.inbox = inbox;
+        let Some(r) = r else {
+            return;
+        };
         if self.options.verbose {
             eprintln!(
                 "flank: pondered depth {} nodes {} time {} ms",
