@@ -301,6 +301,10 @@ struct NboardArgs {
     /// Print search progress on stderr.
     #[arg(long, short)]
     verbose: bool,
+    /// Seed of the book's random choice with --book-randomness (default 1): the same seed and
+    /// the same commands give the same moves.
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_whole_number)]
+    seed: Option<u64>,
     #[command(flatten)]
     play: PlayArg,
 }
@@ -813,7 +817,11 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                let _ = e.print();
+                // `flank book` without build, learn or show.
+                eprintln!(
+                    "flank: a subcommand is missing (see {} --help)",
+                    help_target()
+                );
                 return ExitCode::from(2);
             }
             // One line: clap's message up to its usage block, joined.
@@ -905,6 +913,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 book_randomness: args.play.book_randomness,
                 book_file,
                 ponder: args.play.ponder,
+                seed: args.seed.unwrap_or(flank::engine::level::DEFAULT_SEED),
             };
             let engine = args.mpc.engine(args.engine.config(all_cores()))?;
             cli::nboard::run_nboard(engine, options)?

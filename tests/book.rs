@@ -271,6 +271,24 @@ fn gtp_and_nboard_play_from_the_book() {
         let mv = a.trim().trim_start_matches("= ");
         assert!(within.contains(&mv.to_string()), "{a}");
     }
+    // NBoard: the seed of the book's randomness gives the same first move every time.
+    let first = |seed: &str| {
+        let (_, out, _) = flank(
+            &[
+                "nboard",
+                "--book",
+                s(&b),
+                "--book-randomness",
+                "64",
+                "--seed",
+                seed,
+            ],
+            "set depth 4\ngo\n",
+        );
+        out.lines().last().unwrap_or("").to_string()
+    };
+    assert_eq!(first("5"), first("5"));
+    assert!(first("5").starts_with("=== "));
     // NBoard: `go` answers the book move with a book line; `hint` lists the book moves.
     let start = "set game (;GM[Othello]BO[8 ---------------------------O*------*O--------------------------- *];)";
     let (code, out, _) = flank(

@@ -84,6 +84,9 @@ pub struct NBoardOptions {
     /// The file `learn` writes the book back to (`None`: the game is learned for this
     /// session only).
     pub book_file: Option<PathBuf>,
+    /// Seed of the book's random choice (`--seed`; 0, the default of a session built in code,
+    /// is read as [`DEFAULT_SEED`]): the same seed and the same commands give the same moves.
+    pub seed: u64,
     /// Ponder: once the GUI plays flank's `go` answer with `move`, think on the position
     /// after the predicted reply until the next line arrives ([`crate::engine::ponder`]).
     pub ponder: bool,
@@ -103,7 +106,7 @@ pub struct NBoard {
     options: NBoardOptions,
     /// The book in use (`learn` extends it).
     book: Option<Arc<Book>>,
-    /// The generator behind the book's randomness (seeded with [`DEFAULT_SEED`]).
+    /// The generator behind the book's randomness (seeded from [`NBoardOptions::seed`]).
     rng: ChaCha12Rng,
     quit: bool,
     /// The last `go` answer: the move, its principal variation and the board it was chosen in.
@@ -135,7 +138,11 @@ impl NBoard {
             contempt: 0,
             engine,
             book: options.book.clone(),
-            rng: ChaCha12Rng::seed_from_u64(DEFAULT_SEED),
+            rng: ChaCha12Rng::seed_from_u64(if options.seed == 0 {
+                DEFAULT_SEED
+            } else {
+                options.seed
+            }),
             options,
             quit: false,
             last_go: None,
