@@ -1040,14 +1040,9 @@ fn run_book(args: BookArgs) -> Result<()> {
             threads: a.threads.map_or(0, |t| t as usize),
         },
         BookAction::Learn(a) => {
-            let text = std::fs::read_to_string(&a.book)
-                .with_context(|| format!("cannot read book {}", a.book.display()))?;
             let depth = match a.depth {
                 Some(d) => d,
-                None => flank::book::Book::parse(&text)
-                    .with_context(|| format!("cannot read book {}", a.book.display()))?
-                    .depth
-                    .max(1),
+                None => cli::book::read_book_file(&a.book)?.depth,
             };
             BookBuildSettings {
                 out: a.book,

@@ -54,6 +54,16 @@ pub fn wthor_openings(dir: &std::path::Path, plies: u32) -> Result<Vec<Vec<Board
         .collect())
 }
 
+/// Reads the book file `path`.
+///
+/// # Errors
+/// `cannot read book PATH`, with the I/O or format error.
+pub fn read_book_file(path: &std::path::Path) -> Result<Book> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read book {}", path.display()))?;
+    Book::parse(&text).with_context(|| format!("cannot read book {}", path.display()))
+}
+
 /// Settings of `flank book build` and `flank book learn`.
 #[derive(Clone, Debug)]
 pub struct BookBuildSettings {
@@ -79,9 +89,7 @@ pub struct BookBuildSettings {
 /// Unreadable inputs, a malformed book or game line, or a write failure.
 pub fn run_book_build(s: &BookBuildSettings, out_text: &mut dyn Write) -> Result<()> {
     let base = if s.extend {
-        let text = std::fs::read_to_string(&s.out)
-            .with_context(|| format!("cannot read book {}", s.out.display()))?;
-        Book::parse(&text).with_context(|| format!("cannot read book {}", s.out.display()))?
+        read_book_file(&s.out)?
     } else {
         Book::default()
     };

@@ -8,6 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
+use crate::engine::ponder::ponder_limits;
+use crate::engine::{Engine, SearchResult};
+use crate::othello::board::Board;
+
 /// Input arriving within this many ms of a command's line counts as sent together with it:
 /// it does not stop that command's search (see [`crate::protocol::gtp::run`]).
 pub const TOGETHER_MS: u64 = 20;
@@ -178,23 +182,25 @@ impl Drop for Done<'_> {
     }
 }
 
-/// Runs `search` (a ponder search) while `inbox` is watched: any input item, also one that
-/// arrived before the search started, stops it. Nothing runs, and `None` is returned, when
-/// there is no inbox or an item is already waiting in its queue.
-pub(crate) fn ponder_during<T>(
+/// Ponders: runs `engine`'s ponder search of `board` ([`crate::engine::ponder`]) while
+/// `inbox` is watched, and any input item, also one that arrived before the search started,
+/// stops it. Nothing runs, and `None` is returned, when there is no inbox or an item is
+/// already waiting in its queue.
+pub(crate) fn ponder(
     inbox: Option<&mut Inbox>,
-    stop: &AtomicBool,
-    search: impl FnOnce() -> T,
-) -> Option<T> {
+    engine: &mut Engine,
+    board: &Board,
+) -> Option<SearchResult> {
     let inbox = inbox?;
     if inbox.has_pending() {
         return None;
     }
+    let stop = engine.stop_handle();
     let done = AtomicBool::new(false);
     Some(std::thread::scope(|scope| {
-        scope.spawn(|| inbox.watch(None, stop, &done));
+        scope.spawn(|| inbox.watch(None, &stop, &done));
         let _done = Done(&done);
-        search()
+        engine.search(board, &ponder_limits(), &mut |_| {})
     }))
 }
 

@@ -7,13 +7,12 @@ use std::time::Instant;
 use crate::engine::analyze::{analyze, info_lines, move_line};
 use crate::engine::draw::{draw_budget_ms, judge_draw_offer};
 use crate::engine::level::{Level, search_at_level};
-use crate::engine::ponder::ponder_limits;
 use crate::engine::{SearchInfo, SearchLimits};
 use crate::othello::board::Board;
 use crate::othello::square::{Color, Move, Square};
 
 use super::Gtp;
-use crate::protocol::input::{ponder_during, watch_during};
+use crate::protocol::input::{ponder, watch_during};
 
 /// The kind of a solved score in the `--verbose` lines: ` wld` when only its sign is proven
 /// (the score is then −1, 0 or +1), ` exact` for a final disc difference, nothing for a
@@ -172,15 +171,7 @@ impl Gtp {
     /// kept only in the transposition table. With `--verbose` one line on stderr says how far
     /// it got.
     pub(super) fn ponder(&mut self, board: &Board) {
-        let limits = ponder_limits();
-        let mut inbox = self.inbox.take();
-        let stop = self.engine.stop_handle();
-        let engine = &mut self.engine;
-        let r = ponder_during(inbox.as_mut(), &stop, || {
-            engine.search(board, &limits, &mut |_| {})
-        });
-        self.inbox = inbox;
-        let Some(r) = r else {
+        let Some(r) = ponder(self.inbox.as_mut(), &mut self.engine, board) else {
             return;
         };
         if self.options.verbose {

@@ -11,11 +11,10 @@ use rand_chacha::ChaCha12Rng;
 use crate::book::BookMove;
 use crate::engine::analyze::{Analysis, analyze};
 use crate::engine::level::{DEFAULT_SEED, Endgame, Level, search_at_level};
-use crate::engine::ponder::ponder_limits;
 use crate::engine::{SearchInfo, SearchLimits, SearchResult, SolveMode};
 use crate::othello::board::{Board, Score};
 use crate::othello::square::{Move, Square};
-use crate::protocol::input::{ponder_during, watch_during};
+use crate::protocol::input::{ponder, watch_during};
 
 use super::{NBoard, send};
 
@@ -206,15 +205,7 @@ impl NBoard {
     /// Ponders on `board` until a line arrives (see [`crate::engine::ponder`]); the work is
     /// kept in the transposition table only.
     pub(super) fn ponder(&mut self, board: &Board) {
-        let limits = ponder_limits();
-        let mut inbox = self.inbox.take();
-        let stop = self.engine.stop_handle();
-        let engine = &mut self.engine;
-        let r = ponder_during(inbox.as_mut(), &stop, || {
-            engine.search(board, &limits, &mut |_| {})
-        });
-        self.inbox = inbox;
-        let Some(r) = r else {
+        let Some(r) = ponder(self.inbox.as_mut(), &mut self.engine, board) else {
             return;
         };
         if self.options.verbose {
