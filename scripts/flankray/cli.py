@@ -4,7 +4,11 @@ import argparse
 import hashlib
 import os
 import shlex
+import signal
+import socket
+import subprocess
 import sys
+import tempfile
 import time
 from typing import List, Optional, Tuple
 
@@ -24,7 +28,8 @@ def common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--address", help="Ray cluster to join (as printed by `ray start --head`, e.g. "
                                      "10.0.0.1:6379); default: start a local Ray")
     p.add_argument("--workers", type=int,
-                   help="local Ray only: tasks at once (default: all cores / --threads)")
+                   help="local Ray only: tasks at once, each with --threads CPUs (default: all "
+                        "cores / --threads)")
     p.add_argument("--threads", type=int, default=1, help="search threads per task (default 1)")
     p.add_argument("--chunk", type=int,
                    help="positions or games per task: what a killed worker can lose and redo "
@@ -144,13 +149,14 @@ def selfplay_job(args) -> Tuple[str, List[str]]:
 
 
 def show(path: str) -> int:
-    """Prints what the store holds, per job kind and options."""
-    if not os.path.exists(path):
-        print(f"flank_ray.py: no store at {path}", file=sys.stderr)
-        return 2
-    from .store import Store
+    """Prints what the store holds, per job kind and options (the store is only read)."""
+    from .store import StoreError, open_read_only
 
-    db = Store(path).db
+    try:
+        db = open_read_only(path)
+    except StoreError as e:
+        print(f"flank_ray.py: {e}", file=sys.stderr)
+        return 2
     for kind, options, n, nodes, wrong in db.execute(
             "SELECT kind, options, COUNT(*), SUM(nodes), SUM(ok = 0) FROM positions "
             "GROUP BY kind, options ORDER BY kind, options"):
@@ -162,52 +168,119 @@ def show(path: str) -> int:
         print(f"bad lines recorded: {n}")
     for (n,) in db.execute("SELECT COUNT(*) FROM failures"):
         print(f"failed tasks recorded: {n}")
-    for run, kind, started, finished, done, skipped in db.execute(
-            "SELECT id, kind, started, finished, done, skipped FROM runs ORDER BY id DESC LIMIT 1"):
-        state = "finished" if finished else "interrupted"
-        print(f"last run: #{run} {kind}, {done} done, {skipped} already stored, {state}")
+    for run, kind, state, done, skipped in db.execute(
+            "SELECT id, kind, state, done, skipped FROM runs ORDER BY id DESC LIMIT 1"):
+        print(f"last run: #{run} {kind}, {done or 0} done, {skipped or 0} already stored, "
+              f"{state or 'killed (no summary)'}")
     return 0
+
+
+#: A finished game (a full board): flank answers it at once, so it checks a job's options.
+GAME_OVER = "X" * 64 + " X\n"
+
+
+def preflight(flank: str, args: List[str], command: str) -> Optional[str]:
+    """Runs the job's flank command once locally on a trivial input; returns flank's reason
+    when it refuses the options (a bad --depth, --eval file, openings, data), else None."""
+    with tempfile.TemporaryDirectory(prefix="flankray-") as tmp:
+        if command == "selfplay":
+            cmd = [flank, "selfplay", *args, "--games", "1", "--out", os.path.join(tmp, "g")]
+            stdin, timeout = "", 3.0  # still playing after 3 s: the options were accepted
+        else:
+            cmd, stdin, timeout = [flank, *args, "--json", "-"], GAME_OVER, 60.0
+        try:
+            p = subprocess.run(cmd, input=stdin, capture_output=True, text=True,
+                               timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+    if p.returncode in (0, 1):
+        return None
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    reason = lines[0] if lines else f"exit {p.returncode}"
+    return reason.removeprefix("flank: ")
+
+
+def reachable(address: str) -> Optional[str]:
+    """None when something listens at ``HOST:PORT`` (a Ray head), else why not."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return f"--address {address}: expected HOST:PORT, e.g. 10.0.0.1:6379"
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as e:
+        return f"no Ray head at {address}: {e.strerror or e}"
+    return None
+
+
+def fail(message: str) -> int:
+    """Prints a one-line error; returns exit code 2."""
+    print(f"flank_ray.py: {message}", file=sys.stderr)
+    return 2
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs the command line; returns the exit code (0 all done; 1 wrong scores or failed tasks,
-    see the summary; 2 bad input lines or bad arguments)."""
+    see the summary; 2 bad input lines or bad arguments, including any flank refuses; 130
+    interrupted)."""
+    try:
+        return run(argv)
+    except KeyboardInterrupt:
+        print("flank_ray.py: interrupted", file=sys.stderr)
+        return 130
+
+
+def run(argv: Optional[List[str]]) -> int:
+    """:func:`main` without the handling of an interrupt during start-up."""
     args = parser().parse_args(argv)
     if args.command == "show":
         return show(args.db)
     if args.threads < 1 or (args.chunk is not None and args.chunk < 1) or (
             args.workers is not None and args.workers < 1):
-        print("flank_ray.py: --threads, --chunk and --workers must be at least 1", file=sys.stderr)
-        return 2
-    if not os.access(args.flank, os.X_OK):
-        print(f"flank_ray.py: no flank binary at {args.flank} (build it: cargo build --release)",
-              file=sys.stderr)
-        return 2
+        return fail("--threads, --chunk and --workers must be at least 1")
+    if args.command == "selfplay" and (args.games < 1 or args.first < 0):
+        return fail("--games must be at least 1 and --first at least 0")
+    if not (os.path.isfile(args.flank) and os.access(args.flank, os.X_OK)):
+        return fail(f"no flank binary at {args.flank} (build it: cargo build --release)")
     path = None
     if args.command in ("solve", "analyze"):
         path = args.file or EXAMPLE
         if path == "-":
-            print("flank_ray.py: give a file, not stdin: a batch is read twice and can be resumed",
-                  file=sys.stderr)
-            return 2
+            return fail("give a file, not stdin: a batch is read twice and can be resumed")
+        if not os.path.exists(path):
+            return fail(f"no such file: {path}")
         if not os.path.isfile(path):
-            print(f"flank_ray.py: no such file: {path}", file=sys.stderr)
-            return 2
+            return fail(f"{path} is not a file")
+    export = getattr(args, "export", None)
+    if export and (os.path.isdir(export) or not os.path.isdir(os.path.dirname(
+            os.path.abspath(export)))):
+        return fail(f"cannot write the export to {export}")
+    if args.address and (why := reachable(args.address)):
+        return fail(why)
     try:
         options, flank_args = (selfplay_job(args) if args.command == "selfplay"
                                else position_job(args))
     except OSError as e:
-        print(f"flank_ray.py: {e}", file=sys.stderr)
-        return 2
+        return fail(f"{e.filename}: {e.strerror}")
+
+    from .driver import Binary, Runner, connect
+    from .store import Store, StoreError
+
+    try:
+        binary = Binary.inspect(args.flank)
+    except (OSError, ValueError) as e:
+        return fail(str(e))
+    if why := preflight(args.flank, flank_args, args.command):
+        return fail(f"flank refuses the options: {why}")
+    try:
+        store = Store(args.db)
+    except StoreError as e:
+        return fail(str(e))
 
     import ray
 
-    from .driver import Binary, Runner, connect
-    from .store import Store
-
     workers = connect(args.address, args.workers, args.threads)
-    store = Store(args.db)
-    binary = Binary.load(args.flank)
+    signal.signal(signal.SIGTERM, interrupt)  # after Ray's own handlers: a summary, exit 130
+    binary.upload()
     command = shlex.join(["flank_ray.py", *(argv if argv is not None else sys.argv[1:])])
     runner = Runner(store, binary, workers, args.threads, args.chunk, not args.no_progress,
                     command)
@@ -230,14 +303,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"{t.positions:,} positions in {wall:.1f} s wall, "
               f"{t.done / max(wall, 1e-9):.2f} games/s across {workers} "
               f"worker{'s' * (workers != 1)} ({binary.label})")
-        if args.export:
+        if export:
             games = store.games(options)
-            with open(args.export, "w", encoding="utf-8") as f:
+            with open(export, "w", encoding="utf-8") as f:
                 if games:
                     f.write(games[0][1] + "\n")
                 for _, _, record in games:
                     f.write(record + "\n")
-            print(f"exported {len(games)} games to {args.export}")
+            print(f"exported {len(games)} games to {export}")
     else:
         print(f"{t.nodes:,} nodes in {wall:.1f} s wall, {t.nodes / max(wall, 1e-9) / 1e6:.2f} "
               f"M nodes/s across {workers} worker{'s' * (workers != 1)} ({binary.label})")
@@ -248,3 +321,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if t.wrong or t.failed:
         return 1
     return 2 if t.bad else 0
+
+
+def interrupt(signum, frame) -> None:
+    """SIGTERM: stop as Ctrl-C does (what finished is stored; a summary; exit 130)."""
+    raise KeyboardInterrupt

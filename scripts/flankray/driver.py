@@ -29,16 +29,25 @@ class Binary:
     ref: List = field(default_factory=list)
 
     @staticmethod
-    def load(path: str) -> "Binary":
-        """Reads and hashes the binary, asks its version (``flank --version``)."""
+    def inspect(path: str) -> "Binary":
+        """Hashes the binary and asks its version (``flank --version``); ValueError when it is
+        not a flank binary. :meth:`upload` then puts it in Ray's object store."""
         with open(path, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        proc = subprocess.run([path, "--version"], capture_output=True, text=True)
+        version = (proc.stdout.strip().splitlines() or [""])[0]
+        if proc.returncode != 0 or not version.startswith("flank "):
+            raise ValueError(f"{path} is not a flank binary (`--version` says "
+                             f"{version[:60]!r})")
+        return Binary(path, sha, version)
+
+    def upload(self) -> None:
+        """Puts the binary's bytes in Ray's object store (after :func:`connect`)."""
+        with open(self.path, "rb") as f:
             data = f.read()
-        sha = hashlib.sha256(data).hexdigest()
-        version = subprocess.run([path, "--version"], capture_output=True, text=True,
-                                 check=True).stdout.strip()
-        b = Binary(path, sha, version)
-        b.ref = [ray.put(data)]  # in a list: tasks fetch it only when their node lacks it
-        return b
+        if hashlib.sha256(data).hexdigest() != self.sha256:
+            raise ValueError(f"{self.path} changed while the run started")
+        self.ref = [ray.put(data)]  # in a list: tasks fetch it only when their node lacks it
 
     @property
     def label(self) -> str:
@@ -47,15 +56,16 @@ class Binary:
 
 
 def connect(address: Optional[str], workers: Optional[int], threads: int) -> int:
-    """Starts a local Ray (``workers`` × ``threads`` CPUs; default all cores) or joins the cluster
-    at ``address``; returns the number of tasks that run at once."""
+    """Starts a local Ray (``workers`` × ``threads`` CPUs; default all cores, so cores /
+    ``threads`` tasks at once) or joins the cluster at ``address``; returns the number of tasks
+    that run at once."""
     quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
     if address:
         ray.init(address=address, **quiet)
         cpus = int(ray.cluster_resources().get("CPU", 1))
     else:  # always a new local Ray, never one some other driver left running
-        cpus = (workers or os.cpu_count() or 1) * threads
-        ray.init(address="local", num_cpus=cpus, include_dashboard=False, **quiet)
+        cpus = workers * threads if workers else (os.cpu_count() or 1)
+        ray.init(address="local", num_cpus=max(cpus, threads), include_dashboard=False, **quiet)
     return max(1, cpus // threads)
 
 
@@ -93,6 +103,7 @@ class Runner:
         self.store, self.binary, self.workers = store, binary, workers
         self.threads, self.chunk, self.progress, self.command = threads, chunk, progress, command
         self.tally = Tally()
+        self.state = "finished"
         self.pending: Dict = {}
         self.bar: Optional[tqdm] = None
         self.run = 0
@@ -140,10 +151,10 @@ class Runner:
             for line, error in res["bad"]:
                 self._bad(path, line, error)
             rows = [(line, texts[line], obj) for line, obj in res["results"]]
-            self.store.add_positions(kind, options, path, rows, self.binary.label, self.run,
-                                     res["worker"])
+            self.tally.done += self.store.add_positions(kind, options, path, rows,
+                                                        self.binary.label, self.run,
+                                                        res["worker"])
             for line, obj in res["results"]:
-                self.tally.done += 1
                 self.tally.nodes += int(obj.get("nodes") or 0)
                 if obj.get("ok") is False:
                     self.tally.wrong += 1
@@ -169,6 +180,12 @@ class Runner:
             if chunk:
                 self._submit_positions(args, chunk, handle)
             self._wait(handle, 0)
+        except KeyboardInterrupt:
+            self.state = "interrupted"
+            raise
+        except Exception:
+            self.state = "failed"
+            raise
         finally:
             self._close()
         return self.tally
@@ -200,10 +217,9 @@ class Runner:
                         file=sys.stderr, dynamic_ncols=True)
 
         def handle(what, res):
-            self.store.add_games(options, res["header"], res["games"], self.binary.label,
-                                 self.run, res["worker"])
+            self.tally.done += self.store.add_games(options, res["header"], res["games"],
+                                                    self.binary.label, self.run, res["worker"])
             for _, record in res["games"]:
-                self.tally.done += 1
                 fields = record.split("\t")
                 self.tally.positions += len(fields[4].split(",")) if len(fields) > 4 else 0
             self.bar.update(len(res["games"]))
@@ -220,6 +236,12 @@ class Runner:
                 self.pending[ref] = (f"games {todo[i]}-{todo[j - 1]}", None)
                 i = j
             self._wait(handle, 0)
+        except KeyboardInterrupt:
+            self.state = "interrupted"
+            raise
+        except Exception:
+            self.state = "failed"
+            raise
         finally:
             self._close()
         return self.tally
@@ -232,4 +254,4 @@ class Runner:
             self.bar.close()
             self.bar = None
         t = self.tally
-        self.store.finish_run(self.run, t.done, t.skipped, t.bad, t.failed, t.nodes)
+        self.store.finish_run(self.run, self.state, t.done, t.skipped, t.bad, t.failed, t.nodes)

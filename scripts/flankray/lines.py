@@ -24,11 +24,13 @@ def is_skipped(text: str) -> bool:
 
 
 def position_key(text: str) -> str:
-    """The store key of a position line: the text before the first ``;`` (the board and the side to
-    move of an OBF line, or a board string with its optional score), whitespace collapsed. Two
-    lines of the same position with different listed scores share a key."""
-    head = text.lstrip("\ufeff").split(";", 1)[0]
-    return " ".join(head.split())
+    """The store key of a position line: its board and side to move, whitespace collapsed (the
+    text before the first ``;`` of an OBF line; a board string without the score that may
+    follow it). Lines of the same position with different listed scores share a key."""
+    head = text.lstrip("\ufeff").split(";", 1)[0].split()
+    if len(head) >= 2 and head[-1].lstrip("+-").isdigit():
+        head = head[:-1]  # `<board> X -64`: the listed score is not part of the position
+    return " ".join(head)
 
 
 def read_lines(path: str) -> Iterator[Line]:
@@ -50,7 +52,7 @@ def read_lines(path: str) -> Iterator[Line]:
                 yield Line(number, "", f"line longer than {MAX_LINE_BYTES} bytes")
                 continue
             try:
-                text = raw.decode("utf-8").strip()
+                text = raw.decode("utf-8").lstrip("\ufeff").strip()
             except UnicodeDecodeError as e:
                 yield Line(number, "", f"not UTF-8 text ({e.reason} at byte {e.start})")
                 continue

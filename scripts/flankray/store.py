@@ -15,10 +15,16 @@ Tables (query them with ``sqlite3 STORE``; see scripts/flankray/README.md):
   settings line), ``flank``, ``run``, ``worker``, ``finished``.
 - ``bad_lines``: ``run``, ``source``, ``line``, ``error``.
 - ``failures``: ``run``, ``what`` (the lines or games of the task), ``error``.
-- ``runs``: one row per driver run with its command, options and summary.
+- ``runs``: one row per driver run with its command, options and summary; ``state`` is
+  ``finished``, ``interrupted`` (Ctrl-C, SIGTERM), ``failed`` (the driver itself failed) or
+  NULL (the driver was killed).
+
+One run at a time: a store is locked (``STORE.lock``, ``flock``) while a run writes it.
 """
 
+import fcntl
 import json
+import os
 import sqlite3
 import time
 from typing import Dict, Iterable, List, Optional, Tuple
@@ -29,7 +35,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs(
   id INTEGER PRIMARY KEY, kind TEXT NOT NULL, options TEXT NOT NULL, source TEXT,
   flank TEXT NOT NULL, command TEXT NOT NULL, workers INTEGER, started REAL NOT NULL,
-  finished REAL, done INTEGER, skipped INTEGER, bad INTEGER, failed INTEGER, nodes INTEGER);
+  finished REAL, state TEXT, done INTEGER, skipped INTEGER, bad INTEGER, failed INTEGER,
+  nodes INTEGER);
 CREATE TABLE IF NOT EXISTS positions(
   kind TEXT NOT NULL, options TEXT NOT NULL, key TEXT NOT NULL, source TEXT, line INTEGER,
   input TEXT NOT NULL, board TEXT, side TEXT, empties INTEGER, best TEXT, score INTEGER,
@@ -46,10 +53,31 @@ CREATE TABLE IF NOT EXISTS failures(run INTEGER NOT NULL, what TEXT NOT NULL, er
 """
 
 
+class StoreError(Exception):
+    """The store cannot be used: not SQLite, not a flankray store, unwritable, or in use."""
+
+
 class Store:
-    """An open store. Every ``add_*`` commits before it returns."""
+    """An open store, locked for this run. Every ``add_*`` commits before it returns."""
 
     def __init__(self, path: str):
+        if os.path.isdir(path):
+            raise StoreError(f"{path} is a directory, not a store")
+        try:
+            self.lock = open(path + ".lock", "a")
+        except OSError as e:
+            raise StoreError(f"cannot write next to {path}: {e.strerror}") from None
+        try:
+            fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise StoreError(f"{path} is in use by another run (wait for it, or use "
+                             "another --db)") from None
+        try:
+            self._open(path)
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{path} is not a usable SQLite store: {e}") from None
+
+    def _open(self, path: str) -> None:
         self.db = sqlite3.connect(path, timeout=60)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -57,8 +85,9 @@ class Store:
         self.db.commit()
 
     def close(self) -> None:
-        """Closes the database."""
+        """Closes the database and releases the lock."""
         self.db.close()
+        self.lock.close()
 
     def start_run(self, kind: str, options: str, source: Optional[str], flank: str,
                   command: str, workers: int) -> int:
@@ -70,12 +99,12 @@ class Store:
         self.db.commit()
         return int(cur.lastrowid)
 
-    def finish_run(self, run: int, done: int, skipped: int, bad: int, failed: int,
+    def finish_run(self, run: int, state: str, done: int, skipped: int, bad: int, failed: int,
                    nodes: int) -> None:
-        """Writes a run's summary."""
+        """Writes a run's summary; ``state`` is ``finished``, ``interrupted`` or ``failed``."""
         self.db.execute(
-            "UPDATE runs SET finished=?, done=?, skipped=?, bad=?, failed=?, nodes=? WHERE id=?",
-            (time.time(), done, skipped, bad, failed, nodes, run))
+            "UPDATE runs SET finished=?, state=?, done=?, skipped=?, bad=?, failed=?, nodes=? "
+            "WHERE id=?", (time.time(), state, done, skipped, bad, failed, nodes, run))
         self.db.commit()
 
     def has_position(self, kind: str, options: str, key: str) -> bool:
@@ -98,6 +127,9 @@ class Store:
             score = obj.get("score")
             if score is None and obj.get("moves"):
                 score = obj["moves"][0].get("score")
+            pv = obj.get("pv")
+            if pv is None and obj.get("moves"):
+                pv = obj["moves"][0].get("pv")
             ok = obj.get("ok")
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO positions VALUES "
@@ -105,7 +137,7 @@ class Store:
                 (kind, options, position_key(text), source, line, text, obj.get("board"),
                  obj.get("side"), obj.get("empties"), best, score,
                  None if obj.get("exact") is None else int(bool(obj["exact"])),
-                 obj.get("depth"), obj.get("nodes"), obj.get("time_ms"), obj.get("pv"),
+                 obj.get("depth"), obj.get("nodes"), obj.get("time_ms"), pv,
                  None if ok is None else int(bool(ok)), json.dumps(obj, sort_keys=True),
                  flank, run, worker, now))
             added += cur.rowcount
@@ -145,3 +177,17 @@ class Store:
         """Records a task that failed after its retries."""
         self.db.execute("INSERT INTO failures VALUES (?,?,?)", (run, what, error))
         self.db.commit()
+
+
+def open_read_only(path: str) -> sqlite3.Connection:
+    """Opens a store for reading only (``show``); :class:`StoreError` when it is not one."""
+    if not os.path.isfile(path):
+        raise StoreError(f"no store at {path}")
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        tables = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"{path} is not a SQLite store: {e}") from None
+    if not {"runs", "positions", "games"} <= tables:
+        raise StoreError(f"{path} is a SQLite file but not a flank_ray.py store")
+    return db

@@ -49,12 +49,28 @@ def _die_with_parent() -> None:
         _LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
+#: Cached binaries this worker process has checked (path -> SHA-256).
+_CHECKED: Dict[str, str] = {}
+
+
+def _sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def local_binary(binary: List, sha256: str) -> str:
     """The path of the flank binary on this node: ``binary[0]`` is the ObjectRef of its bytes,
-    fetched and written once per node under the temp directory, named by its SHA-256."""
+    fetched and written once per node under the temp directory, named by its SHA-256. A cached
+    copy is checked against the SHA-256 once per worker process and fetched again if it
+    differs (a damaged or truncated file)."""
     cache = os.path.join(tempfile.gettempdir(), "flankray-bin", sha256)
     path = os.path.join(cache, "flank")
-    if not os.path.exists(path):
+    if _CHECKED.get(path) == sha256:
+        return path
+    if not (os.path.isfile(path) and _sha256_file(path) == sha256):
         data = ray.get(binary[0])
         if hashlib.sha256(data).hexdigest() != sha256:
             raise FlankFailed("the flank binary arrived corrupted (SHA-256 differs)")
@@ -64,6 +80,7 @@ def local_binary(binary: List, sha256: str) -> str:
             f.write(data)
         os.chmod(tmp, 0o755)
         os.replace(tmp, path)
+    _CHECKED[path] = sha256
     return path
 
 

@@ -9,6 +9,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 DRIVER = os.path.join(REPO, "scripts", "flank_ray.py")
+sys.path.insert(0, os.path.join(REPO, "scripts"))  # the tests import flankray's modules too
 
 
 @pytest.fixture(scope="session")

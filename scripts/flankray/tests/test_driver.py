@@ -7,9 +7,10 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 
-from conftest import driver_cmd
+from conftest import DRIVER, driver_cmd
 
 
 def plain_solve(flank: str, path: str) -> list:
@@ -214,3 +215,57 @@ def test_selfplay_equals_flank_selfplay_and_resumes(flank, run_driver, tmp_path)
     # flank writes games as they finish; the export is in index order.
     assert ours[1:] == sorted(theirs[1:], key=lambda row: int(row.split("\t", 1)[0]))
     assert [int(row.split("\t", 1)[0]) for row in ours[1:]] == list(range(6))
+
+
+def test_bad_options_are_one_line_errors_before_ray_starts(flank, data, run_driver, tmp_path):
+    ffo = os.path.join(data, "endgame", "fforum-1-19.obf")
+    db = str(tmp_path / "store.sqlite")
+    for args, says in [
+        (["solve", ffo, "--depth", "0"], "flank refuses the options: invalid value '0'"),
+        (["solve", ffo, "--mpc", "banana"], "flank refuses the options"),
+        (["analyze", ffo, "--moves", "0"], "flank refuses the options"),
+        (["selfplay", "--openings", str(tmp_path / "none.txt")], "flank refuses the options"),
+        (["selfplay", "--games", "-5"], "--games must be at least 1"),
+        (["solve", ffo, "--chunk", "0"], "at least 1"),
+        (["solve", str(tmp_path)], "is not a file"),
+        (["solve", ffo, "--address", "127.0.0.1:9"], "no Ray head at 127.0.0.1:9"),
+    ]:
+        r = run_driver(*args, "--db", db, timeout=120)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.startswith("flank_ray.py: ") and says in r.stderr, (args, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
+    assert not os.path.exists(db), "no store is made for a refused run"
+
+
+def test_the_store_is_checked_locked_and_only_read_by_show(flank, run_driver, tmp_path):
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database, just text\n" * 100)
+    r = run_driver("solve", "--db", str(junk))
+    assert r.returncode == 2 and "is not a usable SQLite store" in r.stderr, r.stderr
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as c:
+        c.execute("CREATE TABLE t(x)")
+    before = other.read_bytes()
+    r = subprocess.run([sys.executable, DRIVER, "show", "--db", str(other)], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "not a flank_ray.py store" in r.stderr, r.stderr
+    assert other.read_bytes() == before, "show never writes"
+    import flankray.store as store  # scripts/ is on the path (conftest)
+    db = str(tmp_path / "store.sqlite")
+    first = store.Store(db)
+    try:
+        r = run_driver("solve", "--db", db)
+        assert r.returncode == 2 and "is in use by another run" in r.stderr, r.stderr
+    finally:
+        first.close()
+
+
+def test_a_position_is_keyed_by_board_and_side_only():
+    from flankray.lines import position_key
+
+    board = "-" * 27 + "OX" + "-" * 6 + "XO" + "-" * 27
+    keys = {position_key(line) for line in [
+        f"{board} X", f"{board}  X -64", f"{board} X 2", f"\ufeff{board} X; D3:+2;",
+        f"{board} X;"]}
+    assert keys == {f"{board} X"}
+    assert position_key(f"{board} O") != position_key(f"{board} X")
