@@ -357,9 +357,11 @@ struct SolveArgs {
     /// by default the table carries over from one position to the next).
     #[arg(long)]
     fresh: bool,
-    /// Transposition table size in MiB.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 64, value_parser = whole::<u64>(1..=65536))]
-    hash: u64,
+    /// Transposition table size in MiB (default: sized to the positions: 64 MiB up to 20
+    /// empties, doubling with each empty to 1024 at 24 and above, at most a quarter of the
+    /// memory; 64 MiB for --depth and --time).
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=65536))]
+    hash: Option<u64>,
     /// Search threads (default: all cores); 1 gives deterministic node counts.
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
     threads: Option<u64>,
@@ -372,7 +374,7 @@ struct SolveArgs {
 impl SolveArgs {
     fn config(&self) -> EngineConfig {
         EngineConfig {
-            hash_mb: self.hash as usize,
+            hash_mb: self.hash.unwrap_or(64) as usize,
             threads: self.threads.map_or(all_cores(), |t| t as usize),
         }
     }
@@ -1099,6 +1101,7 @@ fn run_solve(args: SolveArgs) -> Result<ExitCode> {
         first_id: args.first_id as usize,
         only: args.positions.clone().map_or_else(Vec::new, |r| r.0),
         fresh: args.fresh,
+        auto_table: args.hash.is_none(),
     };
     let mut engine = args.mpc.engine(args.config())?;
     let mut out = io::stdout().lock();

@@ -1,6 +1,7 @@
 //! Exactness of the parallel solver: a fixed CI-sized subset of `hard-20.obf` (20 empties)
-//! solved with 1 and 2 threads (YBWC) and with a tiny colliding transposition table, every
-//! score and best move checked against the file; WLD signs with 2 threads.
+//! solved with 1 and 2 threads (YBWC), with a tiny colliding transposition table and with one
+//! grown between solves, every score and best move checked against the file; WLD signs with 2
+//! threads.
 
 mod common;
 
@@ -150,6 +151,23 @@ fn hard_20_subset_two_threads() {
     });
     check(&mut e, &ps, SolveMode::Exact, "2 threads");
     check(&mut e, &ps[..4], SolveMode::Wld, "2 threads, WLD");
+}
+
+/// A table grown between solves (as `flank solve` does without `--hash`): the first half
+/// solved with 1 MiB, the rest with the 64 MiB it grows to; a smaller size keeps the table.
+#[test]
+fn hard_20_subset_grown_table() {
+    let Some(ps) = subset() else { return };
+    let mut e = Engine::new(EngineConfig {
+        hash_mb: 1,
+        threads: 2,
+    });
+    check(&mut e, &ps[..4], SolveMode::Exact, "1 MiB table");
+    e.grow_table(64).expect("64 MiB");
+    assert_eq!(e.config().hash_mb, 64);
+    e.grow_table(16).expect("kept");
+    assert_eq!(e.config().hash_mb, 64, "a smaller size keeps the table");
+    check(&mut e, &ps[4..], SolveMode::Exact, "grown to 64 MiB");
 }
 
 #[test]

@@ -26,6 +26,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
+use crate::engine::table_size::auto_table_mib;
 use crate::engine::{Engine, SearchLimits, SolveMode};
 use crate::notation::{Problem, parse_problem_line};
 use crate::othello::board::Score;
@@ -68,6 +69,10 @@ pub struct SolveOptions {
     /// Clear the transposition table before each position, so that each is solved as by a
     /// new engine (by default the table's entries carry over from one position to the next).
     pub fresh: bool,
+    /// Size the transposition table to the positions (`--hash` not given): before an exact or
+    /// WLD solve, grow it to [`auto_table_mib`] of the position's empties (for a file, of the
+    /// largest selected position's, once, before the first).
+    pub auto_table: bool,
 }
 
 impl SolveOptions {
@@ -308,6 +313,15 @@ pub fn solve_source<W: Write>(
             let f =
                 File::open(PathBuf::from(path)).with_context(|| format!("cannot open {path}"))?;
             let problems = read_problems(BufReader::new(f)).with_context(|| path.to_string())?;
+            if let Some(most) = problems
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| opts.selects(opts.first_id.saturating_add(i)))
+                .map(|(_, p)| p.position.board.empties())
+                .max()
+            {
+                fit_table(engine, opts, most)?;
+            }
             solve_problems(&problems, out, engine, opts)?
         }
     };
@@ -382,6 +396,18 @@ impl<R: BufRead> Iterator for ProblemLines<R> {
     fn next(&mut self) -> Option<Result<Problem>> {
         self.next_problem().transpose()
     }
+}
+
+/// With [`SolveOptions::auto_table`], grows the engine's table to [`auto_table_mib`] of
+/// `empties` before an exact or WLD solve.
+fn fit_table(engine: &mut Engine, opts: &SolveOptions, empties: u32) -> Result<()> {
+    if opts.auto_table && !opts.kind.is_estimate() {
+        let mib = auto_table_mib(empties);
+        engine
+            .grow_table(mib)
+            .with_context(|| format!("cannot allocate {mib} MiB for the table (use --hash)"))?;
+    }
+    Ok(())
 }
 
 /// Solves already parsed problems; see [`run_solve`].
@@ -461,6 +487,7 @@ impl<'a, W: Write> Batch<'a, W> {
                 empties: p.position.board.empties(),
             });
         }
+        fit_table(engine, self.opts, empties)?;
         if self.opts.fresh {
             engine.new_game();
         }
@@ -753,6 +780,7 @@ mod tests {
             first_id: 1,
             only: Vec::new(),
             fresh: false,
+            auto_table: false,
         };
         let mut engine = Engine::new(crate::engine::EngineConfig {
             hash_mb: 1,

@@ -12,6 +12,7 @@ pub mod analyze;
 pub mod draw;
 pub mod level;
 pub mod ponder;
+pub mod table_size;
 pub mod timeman;
 
 use std::sync::Arc;
@@ -256,9 +257,33 @@ impl Engine {
         self.mid_mpc
     }
 
-    /// Forgets everything learned from earlier searches (clears the transposition table).
+    /// Replaces the transposition table by one of `mib` MiB if the current one is smaller (its
+    /// entries are lost: call it between searches); a table as large or larger is kept. The new
+    /// table costs no time to allocate (see [`TranspositionTable::try_with_bytes`]).
+    ///
+    /// # Errors
+    /// The memory cannot be had (the current table is then kept).
+    pub fn grow_table(&mut self, mib: usize) -> Result<(), TtAllocError> {
+        if mib <= self.config.hash_mb {
+            return Ok(());
+        }
+        let bytes = mib.saturating_mul(1 << 20);
+        let tt = TranspositionTable::try_with_bytes(bytes).map_err(|_| TtAllocError { bytes })?;
+        self.tt = Arc::new(tt);
+        self.config.hash_mb = mib;
+        Ok(())
+    }
+
+    /// Forgets everything learned from earlier searches: a fresh, empty transposition table of
+    /// the same size. Allocating one takes no time at any size (the kernel zeroes each page
+    /// when a search first touches it), where clearing the old one writes every byte (about a
+    /// second for 4 GiB); if the memory for a second table cannot be had, the old one is
+    /// cleared instead.
     pub fn new_game(&mut self) {
-        self.tt.clear();
+        match TranspositionTable::try_with_bytes(self.tt.bytes()) {
+            Ok(tt) => self.tt = Arc::new(tt),
+            Err(_) => self.tt.clear(),
+        }
     }
 
     /// The node count of the running search (of the last one once it is over), updated every

@@ -88,6 +88,8 @@ struct Slot {
     data: AtomicU64,
 }
 
+const _: () = assert!(std::mem::size_of::<Slot>() == SLOT_BYTES);
+
 const NO_MOVE: u64 = 64;
 
 /// No bound: the sentinels of [`TtEntry::lower`] and [`TtEntry::upper`]. Stored scores are
@@ -188,8 +190,6 @@ fn data_gen(d: u64) -> u8 {
     (d >> GEN_SHIFT) as u8
 }
 
-/// The transposition table: a fixed array of buckets of [`BUCKET_SLOTS`] lock-free slots.
-///
 /// The memory for a transposition table could not be allocated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtAllocError {
@@ -240,6 +240,31 @@ fn advise_huge_pages(start: usize, len: usize) {
     let _ = (start, len);
 }
 
+/// `n` (at least 1) empty slots from the allocator's zeroed memory. For a large table that is
+/// fresh memory from the kernel, already zero: the allocation takes no time whatever the size,
+/// and each page costs only when the search first touches it (so `flank` starts at once with a
+/// table of gigabytes). `None` if the memory cannot be had.
+fn zeroed_slots(n: usize) -> Option<Vec<Slot>> {
+    let layout = std::alloc::Layout::array::<Slot>(n).ok()?;
+    if layout.size() == 0 {
+        return Some(Vec::new());
+    }
+    // SAFETY: the layout has a non-zero size (checked above). All-zero bytes are a valid `Slot`
+    // (three `AtomicU64` holding 0, which is the empty slot). The pointer comes from the global
+    // allocator with the layout of `n` slots, so `Vec::from_raw_parts` with length and
+    // capacity `n` owns it and frees it with the same layout.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout).cast::<Slot>();
+        if ptr.is_null() {
+            return None;
+        }
+        advise_huge_pages(ptr as usize, layout.size());
+        Some(Vec::from_raw_parts(ptr, n, n))
+    }
+}
+
+/// The transposition table: a fixed array of buckets of [`BUCKET_SLOTS`] lock-free slots.
+///
 /// Shared between threads as `Arc<TranspositionTable>`; every method takes `&self`.
 pub struct TranspositionTable {
     slots: Vec<Slot>,
@@ -271,16 +296,9 @@ impl TranspositionTable {
             want.next_power_of_two() / 2
         };
         let n = buckets * BUCKET_SLOTS;
-        let mut slots = Vec::new();
-        slots.try_reserve_exact(n).map_err(|_| TtAllocError {
+        let slots = zeroed_slots(n).ok_or(TtAllocError {
             bytes: n * SLOT_BYTES,
         })?;
-        advise_huge_pages(slots.as_ptr() as usize, n * SLOT_BYTES);
-        slots.extend((0..n).map(|_| Slot {
-            k1: AtomicU64::new(0),
-            k2: AtomicU64::new(0),
-            data: AtomicU64::new(0),
-        }));
         Ok(TranspositionTable {
             slots,
             bucket_mask: buckets - 1,
@@ -291,6 +309,12 @@ impl TranspositionTable {
     /// Number of buckets (a power of two).
     pub fn buckets(&self) -> usize {
         self.bucket_mask + 1
+    }
+
+    /// Size of the table in bytes ([`TranspositionTable::buckets`] × [`BUCKET_SLOTS`] ×
+    /// [`SLOT_BYTES`]).
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * SLOT_BYTES
     }
 
     /// Empties every slot. Not meant to run while a search uses the table (it is safe, but the
