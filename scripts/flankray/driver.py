@@ -2,6 +2,7 @@
 per worker in flight, so an input of any size streams), results are stored as they arrive, a
 progress bar shows rate and ETA, and a summary closes the run."""
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -165,7 +166,7 @@ class Runner:
             self.bar.set_postfix_str(f"{self.tally.nodes / elapsed / 1e6:.1f} Mn/s")
 
         chunk: List[Tuple[int, str]] = []
-        try:
+        with self._running():
             for line in position_lines(path):
                 if line.error is not None:
                     self._bad(path, line.number, line.error)
@@ -180,14 +181,6 @@ class Runner:
             if chunk:
                 self._submit_positions(args, chunk, handle)
             self._wait(handle, 0)
-        except KeyboardInterrupt:
-            self.state = "interrupted"
-            raise
-        except Exception:
-            self.state = "failed"
-            raise
-        finally:
-            self._close()
         return self.tally
 
     def _submit_positions(self, args: List[str], chunk: List[Tuple[int, str]], handle) -> None:
@@ -224,7 +217,7 @@ class Runner:
                 self.tally.positions += len(fields[4].split(",")) if len(fields) > 4 else 0
             self.bar.update(len(res["games"]))
 
-        try:
+        with self._running():
             i = 0
             while i < len(todo):
                 j = i + 1  # a task: consecutive indices, at most `chunk`
@@ -236,6 +229,14 @@ class Runner:
                 self.pending[ref] = (f"games {todo[i]}-{todo[j - 1]}", None)
                 i = j
             self._wait(handle, 0)
+        return self.tally
+
+    @contextlib.contextmanager
+    def _running(self):
+        """The scheduling of a run: records how it ended (``finished``, ``interrupted`` by
+        Ctrl-C or SIGTERM, ``failed``) and always closes it (:meth:`_close`)."""
+        try:
+            yield
         except KeyboardInterrupt:
             self.state = "interrupted"
             raise
@@ -244,7 +245,6 @@ class Runner:
             raise
         finally:
             self._close()
-        return self.tally
 
     def _close(self) -> None:
         for ref in list(self.pending):

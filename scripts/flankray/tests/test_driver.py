@@ -117,17 +117,23 @@ def test_a_killed_driver_resumes_without_redoing(flank, data, tmp_path):
     assert [row[3] for row in rows] == [p["score"] for p in plain]
 
 
-def test_a_killed_worker_loses_nothing_and_its_task_is_retried(flank, tmp_path):
+def example_run_until(flank: str, db: str, ready) -> subprocess.Popen:
+    """Starts the driver on the built-in example (chunks of 5) and waits until ``ready()``."""
     example = os.path.join(os.path.dirname(os.path.dirname(__file__)), "example-20.obf")
-    db = str(tmp_path / "store.sqlite")
     proc = subprocess.Popen(driver_cmd(flank, "solve", example, "--db", db, "--chunk", "5"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     deadline = time.time() + 300
-    while not (position_count(db) >= 5 and flank_tasks()):
+    while not ready():
         assert proc.poll() is None, proc.communicate()
         assert time.time() < deadline
         time.sleep(0.02)
+    return proc
+
+
+def test_a_killed_worker_loses_nothing_and_its_task_is_retried(flank, tmp_path):
+    db = str(tmp_path / "store.sqlite")
+    proc = example_run_until(flank, db, lambda: position_count(db) >= 5 and flank_tasks())
     worker, child = flank_tasks()[0]
     killed_at = time.time()
     os.kill(worker, signal.SIGKILL)
@@ -144,16 +150,8 @@ def test_a_killed_worker_loses_nothing_and_its_task_is_retried(flank, tmp_path):
 
 
 def test_a_killed_flank_process_is_retried(flank, tmp_path):
-    example = os.path.join(os.path.dirname(os.path.dirname(__file__)), "example-20.obf")
     db = str(tmp_path / "store.sqlite")
-    proc = subprocess.Popen(driver_cmd(flank, "solve", example, "--db", db, "--chunk", "5"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    deadline = time.time() + 300
-    while not flank_tasks():
-        assert proc.poll() is None, proc.communicate()
-        assert time.time() < deadline
-        time.sleep(0.02)
+    proc = example_run_until(flank, db, flank_tasks)
     os.kill(flank_tasks()[0][1], signal.SIGKILL)
     out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err
