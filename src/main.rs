@@ -1089,14 +1089,8 @@ fn run_gtp(args: GtpArgs) -> Result<()> {
 /// `flank solve`: exit status 1 when any result disagrees with the scores its input lists.
 fn run_solve(args: SolveArgs) -> Result<ExitCode> {
     use flank::cli::solve::{SolveKind, SolveOptions, solve_source};
-    let kind = match (args.depth, args.wld) {
-        _ if args.time.is_some() => SolveKind::Time(args.time.unwrap_or(1000)),
-        (Some(d), _) => SolveKind::Depth(d),
-        (None, true) => SolveKind::Wld,
-        (None, false) => SolveKind::Exact,
-    };
     let opts = SolveOptions {
-        kind,
+        kind: SolveKind::from_flags(args.time, args.depth, args.wld),
         json: args.json,
         first_id: args.first_id as usize,
         only: args.positions.clone().map_or_else(Vec::new, |r| r.0),

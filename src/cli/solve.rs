@@ -48,6 +48,17 @@ pub enum SolveKind {
 }
 
 impl SolveKind {
+    /// The kind `flank solve`'s flags ask for: `--time MS` before `--depth D`, before `--wld`;
+    /// none of them: `Exact`.
+    pub fn from_flags(time_ms: Option<u64>, depth: Option<u32>, wld: bool) -> SolveKind {
+        match (time_ms, depth) {
+            (Some(ms), _) => SolveKind::Time(ms),
+            (None, Some(d)) => SolveKind::Depth(d),
+            (None, None) if wld => SolveKind::Wld,
+            (None, None) => SolveKind::Exact,
+        }
+    }
+
     /// True for the searches judged by their best move only (`Depth`, `Time`).
     pub fn is_estimate(self) -> bool {
         matches!(self, SolveKind::Depth(_) | SolveKind::Time(_))
