@@ -47,6 +47,10 @@ fn blocked_board() -> String {
     let mut cells = ['-'; 64];
     cells[0] = 'O';
     cells[1] = '*';
+    // The centre squares (always filled in Othello) are white's too.
+    for c in [27, 28, 35, 36] {
+        cells[c] = 'O';
+    }
     cells.iter().collect()
 }
 
@@ -143,14 +147,11 @@ fn bad_games_and_moves_leave_the_game_as_it_was() {
             "set game",
             "status bad GGF game: expected '(;' at the start",
         ),
-        ("move z9", "status bad GGF game: bad move 'z9'"),
+        ("move z9", "status bad move 'z9'"),
         ("move e3", "status illegal move 'e3'"),
         ("move d6", "status occupied square d6 'd6'"),
         ("move PA", "status illegal move 'PA'"),
-        (
-            "move c3/1/soon",
-            "status bad GGF game: bad move time 'soon'",
-        ),
+        ("move c3/1/soon", "status bad move time 'soon'"),
         ("set depth 0", "status bad depth '0' (expected 1-60)"),
         ("set depth deep", "status bad depth 'deep' (expected 1-60)"),
         (
@@ -211,6 +212,20 @@ fn passes_implicit_trailing_and_forced() {
     assert_eq!(nb.game().side_to_move(), Color::White);
     assert_eq!(lines(&mut nb, "go"), ["status game over"]);
     assert_eq!(lines(&mut nb, "hint 2"), ["status game over"]);
+    // Two passes in a row end a game; a third is refused and changes nothing.
+    let g3 = format!("set game (;GM[Othello]BO[8 {board} *]B[PA]W[C1]B[PA]W[PA]B[PA];)");
+    assert_eq!(
+        lines(&mut nb, &g3),
+        ["status bad GGF game: move 5 B[PA]: a third pass in a row (two passes end the game)"]
+    );
+    assert!(lines(&mut nb, "move PA").is_empty());
+    assert_eq!(
+        lines(&mut nb, "move PA"),
+        ["status a third pass in a row (two passes end the game) 'PA'"]
+    );
+    assert_eq!(nb.game().history().len(), 4);
+    assert!(lines(&mut nb, &g).is_empty());
+    assert_eq!(nb.game().history().len(), 3);
     // Every position, last first, from its side to move's view: white wins 64-0.
     let out = lines(&mut nb, "analyze");
     assert_eq!(
@@ -339,6 +354,31 @@ fn session_watched_with(steps: &[Step], options: NBoardOptions) -> String {
     rx.recv_timeout(Duration::from_secs(60))
         .expect("the session did not end within 60 s: the search was not stopped");
     output.text()
+}
+
+#[test]
+fn ping_stops_learn_and_the_book_stays() {
+    // A book of depth 30: learning a game searches each position for minutes unless stopped.
+    let book = flank::book::Book::parse("# flank book v1 depth=30\n").unwrap();
+    let book = std::sync::Arc::new(book);
+    let out = session_watched_with(
+        &[
+            Step::Send("nboard 2\nset game (;GM[Othello]B[f5]W[d6]B[c3]W[d3]B[c4];)\n"),
+            Step::Send("learn\n"),
+            Step::Sleep(300),
+            Step::Send("ping 1\n"),
+            Step::Until("pong 1"),
+            Step::Send("quit\n"),
+        ],
+        NBoardOptions {
+            book: Some(book),
+            ..NBoardOptions::default()
+        },
+    );
+    assert_eq!(
+        out,
+        "set myname flank\nstatus learning stopped by new input; the book is unchanged\nlearned\npong 1\n"
+    );
 }
 
 #[test]

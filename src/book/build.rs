@@ -7,6 +7,8 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -153,6 +155,20 @@ fn progress_bar(n: u64, show: bool) -> ProgressBar {
 /// book searched (in parallel on rayon's threads, each position with a cleared table, so the
 /// book does not depend on the threads); then every value is propagated by negamax.
 pub fn build(base: Book, games: &[Vec<Board>], opts: &BuildOptions, show_progress: bool) -> Book {
+    // Without a stop flag the build always runs to its end.
+    build_until(base, games, opts, show_progress, None).unwrap_or_default()
+}
+
+/// [`build`], stopped early when `stop` is set: the searches under way end within
+/// milliseconds, no new one starts, and `None` is returned (the base book is not changed).
+/// `None` for `stop` is [`build`].
+pub fn build_until(
+    base: Book,
+    games: &[Vec<Board>],
+    opts: &BuildOptions,
+    show_progress: bool,
+    stop: Option<&AtomicBool>,
+) -> Option<Book> {
     let mut counts: HashMap<(u64, u64), (Board, u32)> = HashMap::new();
     for g in games {
         let mut seen: Vec<(u64, u64)> = Vec::with_capacity(g.len());
@@ -202,25 +218,45 @@ pub fn build(base: Book, games: &[Vec<Board>], opts: &BuildOptions, show_progres
     }
     todo.sort();
     let pb = progress_bar(todo.len() as u64, show_progress);
-    let leaves: Vec<((u64, u64), Option<Score>)> = todo
-        .par_iter()
-        .map_init(
-            || {
-                Engine::new(EngineConfig {
-                    hash_mb: opts.hash_mb,
-                    threads: 1,
-                })
-            },
-            |engine, k| {
-                // A cleared table per position: the same book whatever the threads' order.
-                engine.new_game();
-                let leaf = best_leaf(engine, &boards[k], &inside, opts.depth);
-                pb.inc(1);
-                (*k, leaf)
-            },
-        )
-        .collect();
+    let never = AtomicBool::new(false);
+    let stop = stop.unwrap_or(&never);
+    // The stop flags of the searching engines, which `stop` is relayed to.
+    let engines: Mutex<Vec<Arc<AtomicBool>>> = Mutex::new(Vec::new());
+    let done = AtomicBool::new(false);
+    let leaves: Vec<((u64, u64), Option<Score>)> = std::thread::scope(|scope| {
+        scope.spawn(|| relay_stop(stop, &engines, &done));
+        let leaves = todo
+            .par_iter()
+            .map_init(
+                || {
+                    let engine = Engine::new(EngineConfig {
+                        hash_mb: opts.hash_mb,
+                        threads: 1,
+                    });
+                    if let Ok(mut e) = engines.lock() {
+                        e.push(engine.stop_handle());
+                    }
+                    engine
+                },
+                |engine, k| {
+                    if stop.load(Ordering::Relaxed) {
+                        return (*k, None);
+                    }
+                    // A cleared table per position: the same book whatever the threads' order.
+                    engine.new_game();
+                    let leaf = best_leaf(engine, &boards[k], &inside, opts.depth);
+                    pb.inc(1);
+                    (*k, leaf)
+                },
+            )
+            .collect();
+        done.store(true, Ordering::Relaxed);
+        leaves
+    });
     pb.finish_and_clear();
+    if stop.load(Ordering::Relaxed) {
+        return None;
+    }
     let mut book = Book {
         depth: opts.depth.max(base.depth),
         ..Book::default()
@@ -242,7 +278,22 @@ pub fn build(base: Book, games: &[Vec<Board>], opts: &BuildOptions, show_progres
         );
     }
     book.propagate();
-    book
+    Some(book)
+}
+
+/// Until `done`, sets the stop flag of every engine in `engines` while `stop` is set (again
+/// every 2 ms: a search clears its flag when it starts).
+fn relay_stop(stop: &AtomicBool, engines: &Mutex<Vec<Arc<AtomicBool>>>, done: &AtomicBool) {
+    while !done.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed)
+            && let Ok(e) = engines.lock()
+        {
+            for flag in e.iter() {
+                flag.store(true, Ordering::Relaxed);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
 }
 
 #[cfg(test)]

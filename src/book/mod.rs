@@ -191,7 +191,8 @@ impl Book {
     ///
     /// Errors: a [`BookError`] with the line number for a line that is not
     /// `<board> <value> <leaf|-> <games>` with values in −64…64, a board that is over or must
-    /// pass, a header without `depth=1..30`, or a file without the header line.
+    /// pass, a position listed twice (in any of its 8 symmetries), a header without
+    /// `depth=1..30`, or a file without the header line.
     pub fn parse(text: &str) -> Result<Book, BookError> {
         let mut lines = text.lines().enumerate();
         let depth = match lines.next() {
@@ -210,6 +211,8 @@ impl Book {
             entries: HashMap::new(),
             depth,
         };
+        // The line each position was read from, to name both lines of a duplicate.
+        let mut first_line: HashMap<(u64, u64), usize> = HashMap::new();
         for (i, line) in lines {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -242,6 +245,11 @@ impl Book {
             let games = fields[4]
                 .parse::<u32>()
                 .map_err(|_| bad("bad game count"))?;
+            if let Some(first) = first_line.insert(key(&pos.board), i + 1) {
+                return Err(bad(&format!(
+                    "the position of line {first} again (or a symmetric one)"
+                )));
+            }
             book.insert(&pos.board, Entry { value, leaf, games });
         }
         Ok(book)
@@ -368,6 +376,36 @@ mod tests {
         // Round trip through the text form.
         let again = Book::parse(&book.to_text()).unwrap();
         assert_eq!(again.to_text(), book.to_text());
+        // A position listed twice, as written or in another orientation, is refused.
+        let text = book.to_text();
+        let first = text.lines().nth(1).unwrap();
+        let e = Book::parse(&format!("{text}{first}\n"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "line 6: the position of line 2 again (or a symmetric one)"
+        );
+        let f5 = Position {
+            board: after("f5"),
+            side: Color::Black,
+        };
+        let d3 = Position {
+            board: after("d3"),
+            side: Color::Black,
+        };
+        let one = |p: &Position| format!("{} X 0 - 1\n", p.cells());
+        let e = Book::parse(&format!(
+            "# flank book v1 depth=4\n{}{}",
+            one(&f5),
+            one(&d3)
+        ))
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "line 3: the position of line 2 again (or a symmetric one)"
+        );
         let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(1);
         assert_eq!(
             book.choose(&after("f5"), 0, &mut rng)

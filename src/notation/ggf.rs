@@ -6,17 +6,18 @@
 //! - `TY`: `8` if present (variants such as `8r` or other board sizes are refused).
 //! - `BO`: the start board, `8` then 64 cells a1…h8 (`*` black, `O` white, `-` empty; the
 //!   board-string characters of [`crate::notation`] are accepted too, whitespace between cells
-//!   ignored) then the side to move, `*` or `O`. Without `BO` the game starts from the
-//!   standard position.
+//!   ignored) then the side to move, `*` or `O`; the four centre squares must hold discs (as
+//!   in every Othello position). Without `BO` the game starts from the standard position.
 //! - `B`, `W`: the moves in order, `MOVE[/EVAL[/SECONDS]]` with `MOVE` a square (any case) or
 //!   `PA` (also `pass`) for a pass; `EVAL` (discs, the mover's view) is kept when it is a number
 //!   and ignored otherwise; `SECONDS`, the thinking time, must be a number ≥ 0 when present.
 //!   A move for the colour not to move, when the side to move has no legal move, records that
 //!   side's pass first (some writers leave passes out); otherwise it is an error. A `PA` is
 //!   legal only for a side without a legal move, game over included, so a game may end with
-//!   a pass.
-//! - `TI`: each side's whole-game clock, `[[h:]m:]s` (seconds may carry decimals); GGS's
-//!   increment and extension parts after a `/` are ignored.
+//!   one or two passes; a third pass in a row is refused.
+//! - `TI`: each side's whole-game clock, `[[h:]m:]s` (seconds may carry decimals; minutes and
+//!   seconds after a larger unit are below 60); GGS's increment and extension parts after a
+//!   `/` are ignored.
 //! - `PB`, `PW`: the players' names.
 //!
 //! Every other tag is skipped. Errors ([`ParseError::BadGgf`]) say what is wrong and where.
@@ -111,7 +112,9 @@ pub fn parse_move_field(text: &str) -> Result<(Move, Option<f64>, Option<f64>), 
 }
 
 /// Reads a clock `[[h:]m:]s` (`15:00`, `1:00:00`, `90`, `0:02.5`; anything after a `/` is
-/// ignored) as ms. `None` when it is not such a time.
+/// ignored) as ms: minutes and seconds after a larger unit are below 60 (`5:99` is refused),
+/// a lone first field may be any size (`90` seconds, `90:00` minutes). `None` when it is not
+/// such a time.
 pub fn parse_clock(text: &str) -> Option<u64> {
     let main = text.split('/').next()?.trim();
     let fields: Vec<&str> = main.split(':').collect();
@@ -120,12 +123,17 @@ pub fn parse_clock(text: &str) -> Option<u64> {
     }
     let (last, whole) = fields.split_last()?;
     let mut secs = 0.0f64;
-    for f in whole {
+    for (i, f) in whole.iter().enumerate() {
         let v: u64 = f.trim().parse().ok()?;
+        // Minutes after hours are below 60.
+        if i > 0 && v >= 60 {
+            return None;
+        }
         secs = secs * 60.0 + v as f64;
     }
     let s: f64 = last.trim().parse().ok()?;
-    if !s.is_finite() || s < 0.0 {
+    // Seconds after minutes are below 60.
+    if !s.is_finite() || s < 0.0 || (!whole.is_empty() && s >= 60.0) {
         return None;
     }
     let ms = ((secs * 60.0 + s) * 1000.0).round();
@@ -150,10 +158,20 @@ fn parse_board(value: &str) -> Result<Position, ParseError> {
     if count != 64 {
         return Err(bad(format!("BO has {count} cells, expected 64")));
     }
-    format!("{cells} {side}")
+    let pos = format!("{cells} {side}")
         .parse::<Position>()
-        .map_err(|e| bad(format!("BO: {e}")))
+        .map_err(|e| bad(format!("BO: {e}")))?;
+    // Discs are never removed and the game starts with the four centre squares filled.
+    if (pos.board.player | pos.board.opponent) & CENTRE != CENTRE {
+        return Err(bad(
+            "BO has an empty centre square (d4, e4, d5 and e5 always hold discs)",
+        ));
+    }
+    Ok(pos)
 }
+
+/// The four centre squares d4, e4, d5, e5 (bits 27, 28, 35, 36).
+const CENTRE: u64 = 0x0000_0018_1800_0000;
 
 /// The tags of a GGF text in order, as (key, value) pairs, between `(;` and `;)`.
 fn tags(text: &str) -> Result<Vec<(&str, &str)>, ParseError> {
@@ -184,12 +202,18 @@ fn tags(text: &str) -> Result<Vec<(&str, &str)>, ParseError> {
     Ok(out)
 }
 
+/// True if the last two of `moves` are passes: the game ended there, and a further pass is
+/// refused.
+fn ends_with_two_passes(moves: &[GgfMove]) -> bool {
+    moves.len() >= 2 && moves[moves.len() - 2..].iter().all(|m| m.mv == Move::Pass)
+}
+
 /// Reads one GGF game (see the module header).
 ///
 /// Errors: [`ParseError::BadGgf`] naming the fault: text over [`MAX_GGF_BYTES`], missing
 /// `(;`/`;)`, an unclosed tag, a game other than Othello, a board other than 8×8, a bad `BO`
-/// or `TI`, a move that is malformed or illegal (with its number, 1-based), or for the
-/// colour not to move.
+/// (an empty centre square included) or `TI`, a move that is malformed or illegal (with its
+/// number, 1-based), for the colour not to move, or a third pass in a row.
 pub fn parse_ggf(text: &str) -> Result<GgfGame, ParseError> {
     if text.len() > MAX_GGF_BYTES {
         return Err(bad(format!("longer than {MAX_GGF_BYTES} bytes")));
@@ -225,7 +249,7 @@ pub fn parse_ggf(text: &str) -> Result<GgfGame, ParseError> {
         }
     }
     let mut pos = start;
-    let mut moves = Vec::new();
+    let mut moves: Vec<GgfMove> = Vec::new();
     for &(key, value) in &tags {
         let color = match key {
             "B" => Color::Black,
@@ -250,6 +274,13 @@ pub fn parse_ggf(text: &str) -> Result<GgfGame, ParseError> {
                 seconds: None,
             });
             pos = pos.play(Move::Pass).ok_or_else(|| bad("impossible pass"))?;
+        }
+        if mv == Move::Pass && ends_with_two_passes(&moves) {
+            return Err(bad(format!(
+                "move {} {key}[{}]: a third pass in a row (two passes end the game)",
+                moves.len() + 1,
+                super::clip(value)
+            )));
         }
         pos = pos.play(mv).ok_or_else(|| {
             bad(format!(
@@ -339,6 +370,9 @@ mod tests {
         let mut cells = ['-'; 64];
         cells[0] = 'O';
         cells[1] = '*';
+        for c in [27, 28, 35, 36] {
+            cells[c] = '*';
+        }
         let board: String = cells.iter().collect();
         let g = parse_ggf(&format!("(;BO[8 {board} *]W[c1];)")).unwrap();
         assert_eq!(g.moves.len(), 2);
@@ -348,5 +382,35 @@ mod tests {
         let g = parse_ggf(&format!("(;BO[8 {board} *]B[PA]W[c1]B[PA];)")).unwrap();
         assert_eq!(g.moves.len(), 3);
         assert_eq!(g.final_position().side, Color::White);
+        // Two passes end the game; a third in a row is refused.
+        let g = parse_ggf(&format!("(;BO[8 {board} *]B[PA]W[c1]B[PA]W[PA];)")).unwrap();
+        assert_eq!(g.moves.len(), 4);
+        let e = parse_ggf(&format!("(;BO[8 {board} *]B[PA]W[c1]B[PA]W[PA]B[PA];)"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("move 5 B[PA]: a third pass in a row"), "{e}");
+    }
+
+    #[test]
+    fn refuses_boards_with_an_empty_centre_and_clock_fields_out_of_range() {
+        let empty = "-".repeat(64);
+        let e = parse_ggf(&format!("(;BO[8 {empty} *];)"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("empty centre square"), "{e}");
+        // One colour only is a finished game, not a bad board.
+        let mut cells = ['-'; 64];
+        for c in [27, 28, 35, 36] {
+            cells[c] = 'O';
+        }
+        let board: String = cells.iter().collect();
+        let g = parse_ggf(&format!("(;BO[8 {board} *];)")).unwrap();
+        assert!(g.final_position().board.is_game_over());
+        for ti in ["5:99", "1:60:00", "0:60"] {
+            let e = parse_ggf(&format!("(;TI[{ti}];)")).unwrap_err().to_string();
+            assert!(e.contains("bad clock"), "{ti}: {e}");
+        }
+        assert_eq!(parse_clock("90:00"), Some(5_400_000));
+        assert_eq!(parse_clock("0:59.5"), Some(59_500));
     }
 }

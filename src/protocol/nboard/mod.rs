@@ -12,11 +12,11 @@
 //! | `set depth D` | without a clock, plays at numeric level `D` (1–60, a larger `D` is read as 60; see `docs/levels.md`): midgame depth `D`, exact at ≤ min(2D, 30) empties; under a clock, full strength (level `hard`) with `D` as a depth cap; before any `set depth`, level `hard` |
 //! | `set game GGF` | the game ([`crate::notation::ggf`]): start board, moves, passes, clock; a bad GGF leaves the game as it was and answers `status bad GGF game: …` |
 //! | `set contempt C` | keeps `C` (centi-discs, black's view); flank's search values a draw at 0 whatever it is |
-//! | `move M[/EVAL[/SECONDS]]` | plays `M` (a square or `PA`) on the game and charges `SECONDS` to the mover's clock; an illegal move answers `status illegal move …` and changes nothing |
+//! | `move M[/EVAL[/SECONDS]]` | plays `M` (a square or `PA`) on the game and charges `SECONDS` to the mover's clock; an illegal move (or a third pass in a row) answers `status …` with the reason and changes nothing |
 //! | `hint N` | the `N` best moves (fewer if fewer are legal), searched at the level's depth without a time limit: after every iteration one line a move, best first, `search PV EVAL 0 DEPTH` |
 //! | `go` | searches (as `set depth` says) within the game clock and answers `=== MOVE/EVAL/SECONDS` (the move is not played: the GUI sends `move` next) |
 //! | `ping N` | answers `pong N` (a search running when the line arrives stops first and answers) |
-//! | `learn` | answers `learned` |
+//! | `learn` | adds the game to the book (see [`NBoard::learn`]) and answers `learned`; a line arriving while it searches stops it (`status learning stopped by new input; the book is unchanged`), then is handled |
 //! | `analyze` | from the last position back to the first: `analysis K EVAL` for each, `K` the moves played before it (passes count) |
 //! | `quit` | ends the session |
 //!
@@ -42,6 +42,7 @@ mod think;
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::sync_channel;
 use std::time::Instant;
 
@@ -49,17 +50,17 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha12Rng;
 
 use crate::book::Book;
-use crate::book::build::{BuildOptions, build};
+use crate::book::build::{BuildOptions, build_until};
 use crate::engine::Engine;
 use crate::engine::level::{DEFAULT_SEED, Level, MAX_LEVEL};
 use crate::engine::ponder::ponder_position;
 use crate::engine::timeman::{TimeControl, TimeManager};
-use crate::notation::clip;
 use crate::notation::ggf::{GgfGame, parse_ggf, parse_move_field};
+use crate::notation::{ParseError, clip};
 use crate::othello::game::Game;
 use crate::othello::square::{Color, Move};
 use crate::protocol::gtp::MAX_LINE_BYTES;
-use crate::protocol::input::{Framing, Inbox, Input, READ_AHEAD_LINES, read_input};
+use crate::protocol::input::{Framing, Inbox, Input, READ_AHEAD_LINES, read_input, watch_during};
 
 /// The plies of a game `learn` adds to the book.
 pub const LEARN_PLIES: u32 = 30;
@@ -283,8 +284,25 @@ impl NBoard {
     fn play_move(&mut self, args: &str, out: &mut dyn Write) -> io::Result<()> {
         let (mv, _eval, seconds) = match parse_move_field(args) {
             Ok(m) => m,
+            // The field's own fault (`bad move 'Z9'`, `bad move time 'x'`): no GGF game here.
+            Err(ParseError::BadGgf(what)) => return send(out, &format!("status {what}")),
             Err(e) => return send(out, &format!("status {e}")),
         };
+        let history = self.game.history();
+        if mv == Move::Pass
+            && history.len() >= 2
+            && history[history.len() - 2..]
+                .iter()
+                .all(|r| r.mv == Move::Pass)
+        {
+            return send(
+                out,
+                &format!(
+                    "status a third pass in a row (two passes end the game) '{}'",
+                    clip(args)
+                ),
+            );
+        }
         let side = self.game.side_to_move();
         let color = match mv {
             // A square while the side to move is blocked is the other colour's move.
@@ -316,8 +334,9 @@ impl NBoard {
 
     /// `learn`: adds the game's positions (up to [`LEARN_PLIES`] plies from the standard start)
     /// to the book, searching their moves out of the book at the book's depth, and writes the
-    /// book to its file when the session has one; answers `learned` (also without a book, or
-    /// for a game from another start, which are not learned: a `status` line says why).
+    /// book to its file when the session has one; answers `learned` (also without a book, for
+    /// a game from another start, or when a line arriving during the searches stopped them:
+    /// then nothing is learned, and a `status` line says why).
     fn learn(&mut self, out: &mut dyn Write) -> io::Result<()> {
         let Some(book) = self.book.clone() else {
             send(out, "status no book to learn into")?;
@@ -337,7 +356,21 @@ impl NBoard {
             depth: book.depth.max(1),
             hash_mb: 16,
         };
-        let learned = Arc::new(build((*book).clone(), &[positions], &opts, false));
+        // Learning searches too: a line arriving meanwhile stops it (and is then handled).
+        let stop = AtomicBool::new(false);
+        let mut inbox = self.inbox.take();
+        let result = watch_during(inbox.as_mut(), self.arrived, &stop, || {
+            build_until((*book).clone(), &[positions], &opts, false, Some(&stop))
+        });
+        self.inbox = inbox;
+        let Some(learned) = result else {
+            send(
+                out,
+                "status learning stopped by new input; the book is unchanged",
+            )?;
+            return send(out, "learned");
+        };
+        let learned = Arc::new(learned);
         if let Some(path) = &self.options.book_file {
             let tmp = crate::book::temp_path(path);
             if let Err(e) =
