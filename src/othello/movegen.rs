@@ -81,8 +81,10 @@ pub fn get_moves(p: u64, o: u64) -> u64 {
 
 /// [`LAST_RAYS`] aligned for 256-bit loads: the 4 rays towards higher indices, then the 4
 /// towards lower indices.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 #[repr(C, align(32))]
 struct AlignedRays([[u64; 8]; 64]);
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 static RAYS_ALIGNED: AlignedRays = AlignedRays(LAST_RAYS);
 
 /// [`flips`] with AVX2, the 4 rays of each half in the 4 lanes of a 256-bit vector.
@@ -206,6 +208,7 @@ pub fn last_flip_count(p: u64, x: u32) -> u32 {
 
 /// The 4 lines (row, column, a1–h8 diagonal, h1–a8 diagonal) through a square: their masks
 /// and the square's position among each line's squares in index order.
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
 #[derive(Clone, Copy)]
 struct Lines {
     mask: [u64; 4],
@@ -213,6 +216,7 @@ struct Lines {
 }
 
 /// [`Lines`] of each square.
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
 const LINES: [Lines; 64] = {
     let mut t = [Lines {
         mask: [0; 4],
@@ -251,11 +255,13 @@ const LINES: [Lines; 64] = {
 };
 
 /// [`LINE_FLIP_COUNT`] as a static, so that [`LAST_FLIP_LINES`] can point into it.
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
 static LINE_FLIP_COUNT_ROWS: [[u8; 256]; 8] = LINE_FLIP_COUNT;
 
 /// For each square, the masks of its 4 lines and, for each line, the row of
 /// [`LINE_FLIP_COUNT`] for the square's position on it (one 64-byte cache line per square:
 /// [`last_flip_count`] needs no position arithmetic).
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
 #[repr(C, align(64))]
 #[derive(Clone, Copy)]
 struct LastFlipLines {
@@ -264,6 +270,7 @@ struct LastFlipLines {
 }
 
 /// [`LastFlipLines`] of each square, from [`LINES`].
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
 static LAST_FLIP_LINES: [LastFlipLines; 64] = {
     let mut t = [LastFlipLines {
         mask: [0; 4],
@@ -285,6 +292,7 @@ static LAST_FLIP_LINES: [LastFlipLines; 64] = {
 /// `LINE_FLIP_COUNT[pos][pattern]`: discs flipped on a line of 8 by a move at `pos` when
 /// `pattern` has the mover's discs and every other square holds an opponent disc. Squares past
 /// the end of a shorter line read as opponent discs, which a move can never bracket.
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
 const LINE_FLIP_COUNT: [[u8; 256]; 8] = {
     let mut t = [[0u8; 256]; 8];
     let mut pos = 0;
