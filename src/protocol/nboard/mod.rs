@@ -16,7 +16,7 @@
 //! | `hint N` | the `N` best moves (fewer if fewer are legal), searched at the level's depth without a time limit: after every iteration one line a move, best first, `search PV EVAL 0 DEPTH` |
 //! | `go` | searches (as `set depth` says) within the game clock and answers `=== MOVE/EVAL/SECONDS` (the move is not played: the GUI sends `move` next) |
 //! | `ping N` | answers `pong N` (a search running when the line arrives stops first and answers) |
-//! | `learn` | adds the game to the book (see [`NBoard::learn`]) and answers `learned`; a line arriving while it searches stops it (`status learning stopped by new input; the book is unchanged`), then is handled |
+//! | `learn` | adds the game's first plies to the book at the book's depth and answers `learned`; a line arriving while it searches stops it (`status learning stopped by new input; the book is unchanged`), then is handled |
 //! | `analyze` | from the last position back to the first: `analysis K EVAL` for each, `K` the moves played before it (passes count) |
 //! | `quit` | ends the session |
 //!
