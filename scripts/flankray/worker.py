@@ -1,8 +1,9 @@
 """The Ray tasks: each runs the ``flank`` binary on one chunk of positions or games and returns its
 results; the driver alone writes the store.
 
-The binary travels through Ray's object store (one copy per node, cached on disk by its SHA-256),
-so a cluster's machines need neither the repository nor a shared file system. A ``flank``
+The binary travels through Ray's object store (one copy per node, cached on disk by its SHA-256;
+copies no worker has started using for a day are deleted), so a cluster's machines need neither
+the repository nor a shared file system. A ``flank``
 process dies with the worker that started it (``PR_SET_PDEATHSIG`` on Linux), so a killed worker
 leaves no orphan solving on.
 """
@@ -12,10 +13,12 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import tempfile
+import time
 from typing import Dict, List, Tuple
 
 import ray
@@ -66,9 +69,11 @@ def local_binary(binary: List, sha256: str) -> str:
     fetched and written once per node under the temp directory, named by its SHA-256. A cached
     copy is checked against the SHA-256 once per worker process and fetched again if it
     differs (a damaged or truncated file)."""
-    cache = os.path.join(tempfile.gettempdir(), "flankray-bin", sha256)
+    root = os.path.join(tempfile.gettempdir(), "flankray-bin")
+    cache = os.path.join(root, sha256)
     path = os.path.join(cache, "flank")
-    if _CHECKED.get(path) == sha256:
+    # A checked copy is still there unless another run's pruning took it (then fetched again).
+    if _CHECKED.get(path) == sha256 and os.path.isfile(path):
         return path
     if not (os.path.isfile(path) and _sha256_file(path) == sha256):
         data = ray.get(binary[0])
@@ -80,8 +85,40 @@ def local_binary(binary: List, sha256: str) -> str:
             f.write(data)
         os.chmod(tmp, 0o755)
         os.replace(tmp, path)
+    # The copy's time says when a worker last started using it (what pruning goes by).
+    os.utime(path)
     _CHECKED[path] = sha256
+    prune_binaries(root, keep=sha256)
     return path
+
+
+#: Cached binaries unused for this long (no worker process started using them) are deleted.
+PRUNE_AFTER_S = 24 * 3600
+
+
+def prune_binaries(root: str, keep: str, now: float = None) -> List[str]:
+    """Deletes the cached binaries under ``root`` (one directory per SHA-256) that no worker
+    process has started using for :data:`PRUNE_AFTER_S`, except ``keep``; returns the deleted
+    directories. Each build of flank adds about 50 MB, so without this the cache only grows. A
+    run still using a deleted copy fetches it again (see :func:`local_binary`)."""
+    now = time.time() if now is None else now
+    gone = []
+    try:
+        entries = os.listdir(root)
+    except OSError:
+        return gone
+    for name in entries:
+        if name == keep:
+            continue
+        d = os.path.join(root, name)
+        try:
+            used = os.path.getmtime(os.path.join(d, "flank"))
+        except OSError:
+            used = os.path.getmtime(d) if os.path.isdir(d) else now
+        if now - used > PRUNE_AFTER_S:
+            shutil.rmtree(d, ignore_errors=True)
+            gone.append(d)
+    return gone
 
 
 def run_flank(path: str, args: List[str], stdin: str, env: Dict[str, str]) -> Tuple[int, str, str]:

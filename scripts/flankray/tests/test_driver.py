@@ -267,3 +267,18 @@ def test_a_position_is_keyed_by_board_and_side_only():
         f"{board} X;"]}
     assert keys == {f"{board} X"}
     assert position_key(f"{board} O") != position_key(f"{board} X")
+
+
+def test_cached_binaries_unused_for_a_day_are_pruned(tmp_path):
+    from flankray.worker import PRUNE_AFTER_S, prune_binaries
+
+    now = 1_000_000_000.0
+    for name, age in [("old", PRUNE_AFTER_S + 60), ("recent", 60), ("current", PRUNE_AFTER_S * 2)]:
+        d = tmp_path / name
+        d.mkdir()
+        (d / "flank").write_bytes(b"x")
+        os.utime(d / "flank", (now - age, now - age))
+    gone = prune_binaries(str(tmp_path), keep="current", now=now)
+    assert gone == [str(tmp_path / "old")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["current", "recent"]
+    assert prune_binaries(str(tmp_path / "missing"), keep="x", now=now) == []
