@@ -177,6 +177,7 @@ fn bad_games_and_moves_leave_the_game_as_it_was() {
 fn ping_learn_contempt_and_depth() {
     let mut nb = session();
     assert_eq!(lines(&mut nb, "ping 7"), ["pong 7"]);
+    assert_eq!(lines(&mut nb, "ping"), ["pong"]);
     assert_eq!(
         lines(&mut nb, "learn"),
         ["status no book to learn into", "learned"]
@@ -185,6 +186,8 @@ fn ping_learn_contempt_and_depth() {
     assert_eq!(nb.contempt(), -150);
     assert_eq!(nb.level().to_string(), "hard");
     assert!(lines(&mut nb, "set depth 99").is_empty());
+    assert_eq!(nb.level().to_string(), "60");
+    assert!(lines(&mut nb, "set depth 99999999999999999999").is_empty());
     assert_eq!(nb.level().to_string(), "60");
     assert!(lines(&mut nb, "set depth 12").is_empty());
     assert_eq!(nb.level().to_string(), "12");
@@ -354,6 +357,27 @@ fn session_watched_with(steps: &[Step], options: NBoardOptions) -> String {
     rx.recv_timeout(Duration::from_secs(60))
         .expect("the session did not end within 60 s: the search was not stopped");
     output.text()
+}
+
+#[test]
+fn a_ping_queued_behind_a_search_stops_it_too() {
+    // Two `go`s sent together: the ping that stops the first (it arrives 0.5 s later) waits
+    // in the queue while the second starts, and stops that one at once as well.
+    let out = session_watched(&[
+        Step::Send("nboard 2\nset depth 30\n"),
+        Step::Send(
+            "set game (;GM[Othello]BO[8 ---------------------------O*------*O--------------------------- *]B[f5];)\n",
+        ),
+        Step::Send("go\ngo\n"),
+        Step::Sleep(500),
+        Step::Send("ping 1\n"),
+        Step::Until("pong 1"),
+        Step::Send("quit\n"),
+    ]);
+    let l: Vec<&str> = out.lines().collect();
+    let answers: Vec<&&str> = l.iter().filter(|x| x.starts_with("=== ")).collect();
+    assert_eq!(answers.len(), 2, "{out}");
+    assert_eq!(*l.last().unwrap(), "pong 1", "{out}");
 }
 
 #[test]

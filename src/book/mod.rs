@@ -191,9 +191,11 @@ impl Book {
     ///
     /// Errors: a [`BookError`] with the line number for a line that is not
     /// `<board> <value> <leaf|-> <games>` with values in −64…64, a board that is over or must
-    /// pass, a position listed twice (in any of its 8 symmetries), a header without
+    /// pass, a side other than `X`, a position listed twice (in any of its 8 symmetries), a header without
     /// `depth=1..30`, or a file without the header line.
     pub fn parse(text: &str) -> Result<Book, BookError> {
+        // A byte-order mark some editors write is not part of the header.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut lines = text.lines().enumerate();
         let depth = match lines.next() {
             Some((_, h)) if h.starts_with(HEADER) => h
@@ -225,6 +227,12 @@ impl Book {
             let fields: Vec<&str> = line.split_whitespace().collect();
             if fields.len() != 5 {
                 return Err(bad("expected: board side value leaf games"));
+            }
+            if fields[1] != "X" {
+                return Err(bad(&format!(
+                    "side '{}': the side to move is written X (its discs X, the other side's O)",
+                    fields[1]
+                )));
             }
             let pos = parse_board_string(&format!("{} {}", fields[0], fields[1]))
                 .map_err(|e: ParseError| bad(&e.to_string()))?;
@@ -406,6 +414,16 @@ mod tests {
             e,
             "line 3: the position of line 2 again (or a symmetric one)"
         );
+        // The side to move is always written X; a byte-order mark before the header is fine.
+        let e = Book::parse(&format!(
+            "# flank book v1 depth=4\n{} O 0 - 1\n",
+            f5.cells()
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("line 2: side 'O'"), "{e}");
+        let bom = format!("\u{feff}{}", book.to_text());
+        assert_eq!(Book::parse(&bom).unwrap().to_text(), book.to_text());
         let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(1);
         assert_eq!(
             book.choose(&after("f5"), 0, &mut rng)

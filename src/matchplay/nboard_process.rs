@@ -630,8 +630,14 @@ mod tests {
         assert!(text.contains("PB[opponent]PW[edax]TI[0:05]"), "{text}");
         r.clock_ms = 2500;
         assert!(r.ggf("e").contains("TI[0:02.500]"));
-        // Black to move is blocked (white a1, black b1), white can take c1.
-        let cells = format!("OX{}", "-".repeat(62));
+        // Black to move is blocked (white a1 and the centre, black b1), white can take c1.
+        let cells: String = (0..64)
+            .map(|i| match i {
+                1 => 'X',
+                0 | 27 | 28 | 35 | 36 => 'O',
+                _ => '-',
+            })
+            .collect();
         let s = GameSetup {
             start: format!("{cells} X").parse().unwrap(),
             handicap: None,

@@ -1,7 +1,8 @@
 //! Reading GGF game records (the Generic Game Format of GGS, which the NBoard GUI sends).
 //!
 //! A game is `(;GM[Othello]PB[..]PW[..]TI[..]TY[8]BO[8 <64 cells> <side>]B[f5]W[d6/-1.5/2.1]…;)`:
-//! tags `KEY[value]` between `(;` and `;)`, whitespace between tags ignored. What is read:
+//! tags `KEY[value]` between `(;` and `;)`, whitespace between tags ignored, keys in any case
+//! (`b[f5]` is `B[f5]`). What is read:
 //! - `GM`: `Othello` (any case) if present.
 //! - `TY`: `8` if present (variants such as `8r` or other board sizes are refused).
 //! - `BO`: the start board, `8` then 64 cells a1…h8 (`*` black, `O` white, `-` empty; the
@@ -124,14 +125,23 @@ pub fn parse_clock(text: &str) -> Option<u64> {
     let (last, whole) = fields.split_last()?;
     let mut secs = 0.0f64;
     for (i, f) in whole.iter().enumerate() {
-        let v: u64 = f.trim().parse().ok()?;
+        let f = f.trim();
+        if !f.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let v: u64 = f.parse().ok()?;
         // Minutes after hours are below 60.
         if i > 0 && v >= 60 {
             return None;
         }
         secs = secs * 60.0 + v as f64;
     }
-    let s: f64 = last.trim().parse().ok()?;
+    // Digits and a decimal point only (no signs, exponents or `inf`).
+    let last = last.trim();
+    if !last.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let s: f64 = last.parse().ok()?;
     // Seconds after minutes are below 60.
     if !s.is_finite() || s < 0.0 || (!whole.is_empty() && s >= 60.0) {
         return None;
@@ -173,8 +183,9 @@ fn parse_board(value: &str) -> Result<Position, ParseError> {
 /// The four centre squares d4, e4, d5, e5 (bits 27, 28, 35, 36).
 const CENTRE: u64 = 0x0000_0018_1800_0000;
 
-/// The tags of a GGF text in order, as (key, value) pairs, between `(;` and `;)`.
-fn tags(text: &str) -> Result<Vec<(&str, &str)>, ParseError> {
+/// The tags of a GGF text in order, as (key in upper case, value) pairs, between `(;` and
+/// `;)`.
+fn tags(text: &str) -> Result<Vec<(String, &str)>, ParseError> {
     let t = text.trim();
     let body = t
         .strip_prefix("(;")
@@ -196,7 +207,7 @@ fn tags(text: &str) -> Result<Vec<(&str, &str)>, ParseError> {
         let close = rest[open..]
             .find(']')
             .ok_or_else(|| bad(format!("tag {key} is not closed with ']'")))?;
-        out.push((key, &rest[open + 1..open + close]));
+        out.push((key.to_ascii_uppercase(), &rest[open + 1..open + close]));
         rest = rest[open + close + 1..].trim_start();
     }
     Ok(out)
@@ -222,7 +233,8 @@ pub fn parse_ggf(text: &str) -> Result<GgfGame, ParseError> {
     let mut start = Position::start();
     let mut clock_ms = None;
     let (mut black, mut white) = (None, None);
-    for &(key, value) in &tags {
+    for (key, value) in &tags {
+        let (key, value) = (key.as_str(), *value);
         match key {
             "GM" if !value.trim().eq_ignore_ascii_case("othello") => {
                 return Err(bad(format!(
@@ -250,15 +262,18 @@ pub fn parse_ggf(text: &str) -> Result<GgfGame, ParseError> {
     }
     let mut pos = start;
     let mut moves: Vec<GgfMove> = Vec::new();
-    for &(key, value) in &tags {
+    for (key, value) in &tags {
+        let (key, value) = (key.as_str(), *value);
         let color = match key {
             "B" => Color::Black,
             "W" => Color::White,
             _ => continue,
         };
         let n = moves.len() + 1;
-        let (mv, eval, seconds) =
-            parse_move_field(value).map_err(|e| bad(format!("move {n}: {e}")))?;
+        let (mv, eval, seconds) = parse_move_field(value).map_err(|e| match e {
+            ParseError::BadGgf(what) => bad(format!("move {n}: {what}")),
+            e => bad(format!("move {n}: {e}")),
+        })?;
         if color != pos.side {
             if pos.board.has_moves() {
                 return Err(bad(format!(
@@ -331,6 +346,13 @@ mod tests {
     }
 
     #[test]
+    fn tag_names_in_any_case() {
+        let g = parse_ggf("(;gm[othello]ti[1:00]b[f5]w[d6];)").unwrap();
+        assert_eq!(g.moves.len(), 2);
+        assert_eq!(g.clock_ms, Some(60_000));
+    }
+
+    #[test]
     fn clocks() {
         assert_eq!(parse_clock("15:00"), Some(900_000));
         assert_eq!(parse_clock("1:00:00"), Some(3_600_000));
@@ -353,7 +375,7 @@ mod tests {
             ("(;B[e3];)", "illegal"),
             ("(;W[f5];)", "black to move"),
             ("(;B[PA];)", "illegal"),
-            ("(;B[f5//x];)", "bad move time"),
+            ("(;B[f5//x];)", "bad GGF game: move 1: bad move time 'x'"),
             ("(;B[z9];)", "bad move"),
             ("(;TI[soon];)", "bad clock"),
         ];
@@ -406,7 +428,7 @@ mod tests {
         let board: String = cells.iter().collect();
         let g = parse_ggf(&format!("(;BO[8 {board} *];)")).unwrap();
         assert!(g.final_position().board.is_game_over());
-        for ti in ["5:99", "1:60:00", "0:60"] {
+        for ti in ["5:99", "1:60:00", "0:60", "1e9", "+5:00", "inf"] {
             let e = parse_ggf(&format!("(;TI[{ti}];)")).unwrap_err().to_string();
             assert!(e.contains("bad clock"), "{ti}: {e}");
         }

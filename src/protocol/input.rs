@@ -144,11 +144,13 @@ impl Inbox {
     }
 
     /// Watches the input during a search until `done`: every item is queued; once one has
-    /// arrived after `since` (any item when `since` is `None`), `stop` is set, and set again every few ms (a search clears it
-    /// when it starts, and one command may run several).
+    /// arrived after `since` (any item when `since` is `None`), `stop` is set, and set again
+    /// every few ms (a search clears it when it starts, and one command may run several). An
+    /// item already queued (it arrived while an earlier command searched) counts the same way,
+    /// so a `ping` queued behind a command stops that command's search too.
     fn watch(&mut self, since: Option<Instant>, stop: &AtomicBool, done: &AtomicBool) {
         let poll = Duration::from_millis(WATCH_POLL_MS);
-        let mut stopping = false;
+        let mut stopping = self.pending.iter().any(|a| since.is_none_or(|t| a.at > t));
         let mut gone = false;
         while !done.load(Ordering::Relaxed) {
             if stopping {
@@ -204,12 +206,13 @@ pub(crate) fn ponder(
     }))
 }
 
-/// Runs `search` while `inbox` (if any) is watched: an item that arrives after the search
-/// started, and more than [`TOGETHER_MS`] after `arrived` (when the command's own line
-/// arrived), sets `stop` (the engine's stop flag, so the search answers with its best result
-/// so far) and waits in the queue for its turn. Input that arrived earlier (sent together
-/// with the command by a client that does not wait for answers) does not stop it. Without an
-/// inbox the search just runs.
+/// Runs `search` while `inbox` (if any) is watched: an item that arrived more than
+/// [`TOGETHER_MS`] after `arrived` (when the command's own line arrived), during the search
+/// or already queued before it (while an earlier command searched), sets `stop` (the engine's
+/// stop flag, so the search answers with its best result so far) and waits in the queue for
+/// its turn. Input that arrived within [`TOGETHER_MS`] of the command (sent together with it
+/// by a client that does not wait for answers) does not stop it. Without an inbox the search
+/// just runs.
 pub(crate) fn watch_during<T>(
     inbox: Option<&mut Inbox>,
     arrived: Option<Instant>,
@@ -223,7 +226,7 @@ pub(crate) fn watch_during<T>(
     let together = arrived
         .and_then(|a| a.checked_add(Duration::from_millis(TOGETHER_MS)))
         .unwrap_or(now);
-    let since = Some(now.max(together));
+    let since = Some(together);
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
         scope.spawn(|| inbox.watch(since, stop, &done));

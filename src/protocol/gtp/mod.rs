@@ -18,7 +18,8 @@
 //! legal move), then the line is handled. The end of input does the same, and the session
 //! then ends. Input sent together with the command (in the same read, or within
 //! [`TOGETHER_MS`] = 20 ms of its line, as from a client that does not wait for answers) is
-//! queued and does not stop it.
+//! queued and does not stop it; input sent later does, also when it is still queued behind an
+//! earlier command.
 //!
 //! Every command checks its argument count (`? syntax error: play takes 2 arguments (play
 //! <color> <move>)`, `? syntax error: undo takes no arguments`), and a failed command leaves

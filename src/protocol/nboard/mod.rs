@@ -196,8 +196,8 @@ impl NBoard {
             "nboard" => send(out, &format!("set myname {NAME}")),
             "set" => self.set(rest, out),
             "move" => self.play_move(rest, out),
-            "hint" => match rest.parse::<u32>() {
-                Ok(n) if n >= 1 => self.hint(n as usize, out),
+            "hint" => match parse_count(rest) {
+                Some(n) if n >= 1 => self.hint(n.min(64) as usize, out),
                 _ => send(
                     out,
                     &format!(
@@ -207,6 +207,7 @@ impl NBoard {
                 ),
             },
             "go" => self.go(start, out),
+            "ping" if rest.is_empty() => send(out, "pong"),
             "ping" => send(out, &format!("pong {}", clip(rest))),
             "learn" => self.learn(out),
             "analyze" => self.analyze(out),
@@ -225,8 +226,8 @@ impl NBoard {
             None => (args, ""),
         };
         match key {
-            "depth" => match value.parse::<u64>() {
-                Ok(d) if d >= 1 => {
+            "depth" => match parse_count(value) {
+                Some(d) if d >= 1 => {
                     self.level = Level::Numeric(d.min(u64::from(MAX_LEVEL)) as u32);
                     Ok(())
                 }
@@ -402,6 +403,15 @@ impl NBoard {
         };
         Some(TimeManager::new(per_move))
     }
+}
+
+/// A whole number written in digits (`12`, `007`), any size: one beyond `u64` reads as
+/// `u64::MAX` (`set depth` and `hint` clamp it); `None` for anything else.
+fn parse_count(text: &str) -> Option<u64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(text.parse().unwrap_or(u64::MAX))
 }
 
 /// `seconds` (a GGF move time) in whole ms; none is 0.
