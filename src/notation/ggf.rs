@@ -25,6 +25,7 @@
 
 use super::ParseError;
 use crate::othello::Position;
+use crate::othello::game::ends_with_two_passes;
 use crate::othello::square::{Color, Move};
 
 /// The longest GGF text read, in bytes (a 60-move game with long names is under 2 KB).
@@ -143,7 +144,7 @@ pub fn parse_clock(text: &str) -> Option<u64> {
     }
     let s: f64 = last.parse().ok()?;
     // Seconds after minutes are below 60.
-    if !s.is_finite() || s < 0.0 || (!whole.is_empty() && s >= 60.0) {
+    if !s.is_finite() || (!whole.is_empty() && s >= 60.0) {
         return None;
     }
     let ms = ((secs * 60.0 + s) * 1000.0).round();
@@ -211,12 +212,6 @@ fn tags(text: &str) -> Result<Vec<(String, &str)>, ParseError> {
         rest = rest[open + close + 1..].trim_start();
     }
     Ok(out)
-}
-
-/// True if the last two of `moves` are passes: the game ended there, and a further pass is
-/// refused.
-fn ends_with_two_passes(moves: &[GgfMove]) -> bool {
-    moves.len() >= 2 && moves[moves.len() - 2..].iter().all(|m| m.mv == Move::Pass)
 }
 
 /// Reads one GGF game (see the module header).
@@ -290,7 +285,7 @@ pub fn parse_ggf(text: &str) -> Result<GgfGame, ParseError> {
             });
             pos = pos.play(Move::Pass).ok_or_else(|| bad("impossible pass"))?;
         }
-        if mv == Move::Pass && ends_with_two_passes(&moves) {
+        if mv == Move::Pass && ends_with_two_passes(moves.iter().map(|m| m.mv)) {
             return Err(bad(format!(
                 "move {} {key}[{}]: a third pass in a row (two passes end the game)",
                 moves.len() + 1,

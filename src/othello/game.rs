@@ -106,6 +106,14 @@ pub fn handicap_position(color: Color, n: u32) -> Result<Position, GameError> {
     add_handicap(&Position::start(), color, n)
 }
 
+/// True if the last two of `moves` (a game's moves in order) are passes: the game ended
+/// there, so a third pass in a row is refused by the readers of recorded games (GGF, NBoard's
+/// `move`).
+pub fn ends_with_two_passes(moves: impl DoubleEndedIterator<Item = Move>) -> bool {
+    let mut last = moves.rev();
+    last.next() == Some(Move::Pass) && last.next() == Some(Move::Pass)
+}
+
 /// One entry of the history: who moved, what, and the position before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Record {

@@ -57,10 +57,10 @@ use crate::engine::ponder::ponder_position;
 use crate::engine::timeman::{TimeControl, TimeManager};
 use crate::notation::ggf::{GgfGame, parse_ggf, parse_move_field};
 use crate::notation::{ParseError, clip};
-use crate::othello::game::Game;
+use crate::othello::game::{Game, ends_with_two_passes};
 use crate::othello::square::{Color, Move};
 use crate::protocol::gtp::MAX_LINE_BYTES;
-use crate::protocol::input::{Framing, Inbox, Input, READ_AHEAD_LINES, read_input, watch_during};
+use crate::protocol::input::{Framing, Inbox, Input, READ_AHEAD_LINES, read_input};
 
 /// The plies of a game `learn` adds to the book.
 pub const LEARN_PLIES: u32 = 30;
@@ -289,13 +289,7 @@ impl NBoard {
             Err(ParseError::BadGgf(what)) => return send(out, &format!("status {what}")),
             Err(e) => return send(out, &format!("status {e}")),
         };
-        let history = self.game.history();
-        if mv == Move::Pass
-            && history.len() >= 2
-            && history[history.len() - 2..]
-                .iter()
-                .all(|r| r.mv == Move::Pass)
-        {
+        if mv == Move::Pass && ends_with_two_passes(self.game.history().iter().map(|r| r.mv)) {
             return send(
                 out,
                 &format!(
@@ -359,11 +353,9 @@ impl NBoard {
         };
         // Learning searches too: a line arriving meanwhile stops it (and is then handled).
         let stop = AtomicBool::new(false);
-        let mut inbox = self.inbox.take();
-        let result = watch_during(inbox.as_mut(), self.arrived, &stop, || {
+        let result = self.watched_on(&stop, |_| {
             build_until((*book).clone(), &[positions], &opts, false, Some(&stop))
         });
-        self.inbox = inbox;
         let Some(learned) = result else {
             send(
                 out,

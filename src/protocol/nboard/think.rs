@@ -2,7 +2,7 @@
 //! watched search that a new input line stops.
 
 use std::io::{self, Write};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rand::SeedableRng;
@@ -71,10 +71,20 @@ impl NBoard {
     /// Runs `search` on this session while the reader's input is watched: a line that arrives
     /// during it stops the engine's search (see [`watch_during`]).
     fn watched<T>(&mut self, search: impl FnOnce(&mut NBoard) -> T) -> T {
-        let mut inbox = self.inbox.take();
         let stop = self.engine.stop_handle();
+        self.watched_on(&stop, search)
+    }
+
+    /// [`NBoard::watched`] with `stop` as the flag a new line sets (for work that does not
+    /// search on the session's engine, such as `learn`).
+    pub(super) fn watched_on<T>(
+        &mut self,
+        stop: &AtomicBool,
+        search: impl FnOnce(&mut NBoard) -> T,
+    ) -> T {
+        let mut inbox = self.inbox.take();
         let arrived = self.arrived;
-        let out = watch_during(inbox.as_mut(), arrived, &stop, || search(self));
+        let out = watch_during(inbox.as_mut(), arrived, stop, || search(self));
         self.inbox = inbox;
         out
     }
