@@ -67,8 +67,22 @@ impl Searcher {
     }
 
     /// One root iteration at `depth` with an aspiration window around `guess` (full window if
-    /// `None`), widening on failure. `None` if stopped.
+    /// `None`), widening on failure. `None` if stopped. Its PV can be read from the TT
+    /// afterwards ([`Searcher::tt_pv`]).
     pub fn mid_root(
+        &mut self,
+        b: &Board,
+        depth: u32,
+        guess: Option<Score>,
+    ) -> Option<(Score, u32)> {
+        let keep_pv = std::mem::replace(&mut self.keep_pv, true);
+        let r = self.mid_root_keeping_pv(b, depth, guess);
+        self.keep_pv = keep_pv;
+        r
+    }
+
+    /// [`Searcher::mid_root`] with [`Searcher::keep_pv`] set.
+    fn mid_root_keeping_pv(
         &mut self,
         b: &Board,
         depth: u32,
@@ -349,7 +363,16 @@ impl Searcher {
 
     /// [`Searcher::mid_pvs_node`] at depth 1, given the moves `moves` of `(p, o)`: the children
     /// are leaves, each evaluated once (a PVS re-search of a leaf counts its node again, as
-    /// in [`Searcher::mid_pvs`], but reuses the value).
+    /// in [`Searcher::mid_pvs`], but reuses the value), fewest opponent replies first.
+    ///
+    /// Depth-1 nodes do not probe the TT, and store their result only as PV nodes (a window
+    /// wider than null) of [`Searcher::mid_root`], whose PV is read from the TT
+    /// ([`Searcher::keep_pv`]): they are the most numerous interior nodes, each probe a
+    /// likely cache miss, and their entries crowd out deeper ones. In the exact solver (whose
+    /// full-window ordering searches end in these nodes) that saves 10–13 % of the nodes on
+    /// FFO #45–#54 (1 thread, `--hash 1024`; storing its depth-1 PV nodes too gave back half
+    /// of it); a depth-limited midgame search reaches a given depth about 8 % sooner
+    /// (docs/benchmarks.md).
     pub(super) fn mid_pvs_d1(
         &mut self,
         p: u64,
@@ -371,39 +394,16 @@ impl Searcher {
             }
             return (final_score(p, o), 64);
         }
-        let b = Board {
-            player: p,
-            opponent: o,
-        };
-        let tt_move = match self.tt.probe(&b) {
-            Some(e) => {
-                // Every stored entry has depth ≥ 1.
-                if match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => e.score >= beta,
-                    Bound::Upper => e.score <= alpha,
-                } {
-                    return (e.score, e.best.map_or(64, |m| m as u32));
-                }
-                e.best.filter(|&m| moves & (1u64 << m) != 0)
-            }
-            None => None,
-        };
         let alpha0 = alpha;
         let mut list = MoveList::new();
         let mut m = moves;
         while m != 0 {
             let x = m.trailing_zeros();
             m &= m - 1;
-            let key = if tt_move == Some(x as u8) {
-                FIRST_KEY
-            } else {
-                let f = flips(p, o, x);
-                let cm = get_moves(o ^ f, p ^ f ^ (1 << x));
-                list.set_child(x, f, cm);
-                cm.count_ones() as i32
-            };
-            list.push(x, key);
+            let f = flips(p, o, x);
+            let cm = get_moves(o ^ f, p ^ f ^ (1 << x));
+            list.set_child(x, f, cm);
+            list.push(x, cm.count_ones() as i32);
         }
         list.sort();
         let mut best = -SCORE_INF;
@@ -412,12 +412,7 @@ impl Searcher {
         let mut ce: Option<ChildEval> = None;
         for i in 0..list.n {
             let x = list.sq(i);
-            let (f, cm) = if list.key(i) == FIRST_KEY {
-                let f = flips(p, o, x);
-                (f, get_moves(o ^ f, p ^ f ^ (1 << x)))
-            } else {
-                list.child(x)
-            };
+            let (f, cm) = list.child(x);
             let (cp, co) = (o ^ f, p ^ f ^ (1 << x));
             self.nodes += 1;
             if self.check_stop() {
@@ -447,9 +442,15 @@ impl Searcher {
                 }
             }
         }
-        let bound = Bound::from_window(best, alpha0, beta);
-        self.tt
-            .store(&b, best, bound, 1, Some(best_move as u8), false);
+        if self.keep_pv && beta - alpha0 > 1 {
+            let b = Board {
+                player: p,
+                opponent: o,
+            };
+            let bound = Bound::from_window(best, alpha0, beta);
+            self.tt
+                .store(&b, best, bound, 1, Some(best_move as u8), false);
+        }
         (best, best_move)
     }
 

@@ -110,6 +110,11 @@ pub struct Searcher {
     /// (standard deviations); `None` = off (off in solves; their ordering searches
     /// ([`Searcher::search_order`]) turn it on at [`ORDER_MPC_T`] for their own duration).
     pub(super) mid_mpc: Option<(&'static probcut::MpcTable, f64)>,
+    /// True during [`Searcher::mid_root`], whose PV is read from the TT afterwards: depth-1
+    /// PV nodes ([`Searcher::mid_pvs_d1`] with a window wider than null) store their result.
+    /// Off elsewhere (the solver's ordering and ProbCut searches), where depth-1 entries
+    /// cost more nodes than they save.
+    pub(super) keep_pv: bool,
 }
 
 /// The cutoff flag of one YBWC split point, chained to the split points above it: a search
@@ -161,6 +166,7 @@ impl Searcher {
                 probcut::root_max_empties(tt.buckets()),
             ),
             mid_mpc: None,
+            keep_pv: false,
             tt,
         }
     }
