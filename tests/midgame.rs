@@ -201,3 +201,47 @@ fn parallel_midgame_search_to_the_end_is_exact() {
     }
     assert!(splits_possible > 30, "most roots have moves to split");
 }
+
+/// A depth-limited midgame search reports a legal PV starting with the best move, at most as
+/// deep as the search and complete at 1–3 plies, where its last ply comes from a depth-1
+/// node (which stores its result only as a PV node, and not after a null-window re-search).
+/// Both with and without ProbCut.
+#[test]
+fn midgame_pv_is_legal_and_reaches_the_leaves_at_shallow_depths() {
+    for mpc in [false, true] {
+        let mut engine = Engine::new(EngineConfig {
+            hash_mb: 16,
+            threads: 1,
+        });
+        if !mpc {
+            engine.set_mid_mpc(None);
+        }
+        for b in midgame_boards() {
+            for depth in [1, 2, 3, 6, 9, 12] {
+                let r = search(&mut engine, &b, depth);
+                assert_eq!(r.depth, depth);
+                // The PV is read from the TT: deeper searches may lose its tail to replaced
+                // entries, never its first three plies here.
+                assert!(
+                    r.pv.len() <= depth as usize && r.pv.len() >= (depth as usize).min(3),
+                    "depth {depth} mpc {mpc}: {:?}",
+                    r.pv
+                );
+                assert_eq!(r.pv[0], r.best);
+                let mut c = b;
+                for &m in &r.pv {
+                    c = match m {
+                        flank::othello::square::Move::Play(sq) => {
+                            assert!(c.moves() & (1u64 << sq.index()) != 0, "{:?}", r.pv);
+                            c.make_move(sq)
+                        }
+                        flank::othello::square::Move::Pass => {
+                            assert!(!c.has_moves(), "{:?}", r.pv);
+                            c.pass()
+                        }
+                    };
+                }
+            }
+        }
+    }
+}

@@ -43,6 +43,32 @@ pub fn leaf_eval(b: &Board) -> Score {
     leaf_value(b.player, b.opponent, b.moves())
 }
 
+/// The move a depth-1 search of `b` (which must have a legal move) plays: the child with the
+/// best static value, ties to the fewest opponent replies, then the lowest square
+/// ([`Searcher::mid_pvs_d1`]'s order).
+fn depth_one_move(b: &Board) -> Square {
+    let mut children: Vec<(u32, u32)> = Vec::with_capacity(32);
+    let mut m = b.moves();
+    while m != 0 {
+        let x = m.trailing_zeros();
+        m &= m - 1;
+        let f = flips(b.player, b.opponent, x);
+        let cm = get_moves(b.opponent ^ f, b.player ^ f ^ (1 << x));
+        children.push((cm.count_ones(), x));
+    }
+    children.sort_unstable();
+    let mut best = (-SCORE_INF, children[0].1);
+    for &(_, x) in &children {
+        let f = flips(b.player, b.opponent, x);
+        let (cp, co) = (b.opponent ^ f, b.player ^ f ^ (1 << x));
+        let v = -leaf_value(cp, co, get_moves(cp, co));
+        if v > best.0 {
+            best = (v, x);
+        }
+    }
+    Square::from_index(best.1 as u8)
+}
+
 impl Searcher {
     /// Fail-soft PVS of `b` to `depth` plies with the window (alpha, beta). Returns the score
     /// and the best move square (64 if none). Passes do not use up depth. TT move first, then
@@ -129,6 +155,11 @@ impl Searcher {
                 }
                 _ => break,
             }
+        }
+        // Depth-1 nodes store their result only as PV nodes, and a PV node's last ply may have
+        // been searched with a null window: the missing last move is the one such a node plays.
+        if (pv.len() as u32) + 1 == len && b.moves() != 0 {
+            pv.push(Move::Play(depth_one_move(&b)));
         }
         pv
     }
