@@ -505,11 +505,20 @@ mod tests {
             assert_eq!(o.reason, EndReason::Time, "{time_ms:?}");
             assert_eq!(o.forfeited_by(), Some(loser), "{time_ms:?}");
             let (l, k) = (idx(loser), idx(loser.opposite()));
-            // The loser was charged exactly its short clock; the winner well under its own.
+            // The loser was charged exactly its short clock; the winner at least the 20 ms of
+            // each of its moves (however many a loaded machine let the loser make), and well
+            // under its own clock.
             assert_eq!(o.used_ms[l], 250);
+            let winner = if loser == Color::White { &b } else { &w };
+            let moves = winner
+                .log
+                .iter()
+                .filter(|l| l.starts_with("genmove"))
+                .count() as u64;
+            assert!(moves >= 1);
             assert!(
-                o.used_ms[k] >= 200 && o.used_ms[k] < 30_000,
-                "{:?}",
+                o.used_ms[k] >= 20 * moves && o.used_ms[k] < 30_000,
+                "{:?} for {moves} moves",
                 o.used_ms
             );
             // `time_left` reported each colour's own clock: the first report of the side
