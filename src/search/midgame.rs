@@ -157,8 +157,9 @@ impl Searcher {
             }
         }
         // Depth-1 nodes store their result only as PV nodes, and a PV node's last ply may have
-        // been searched with a null window: the missing last move is the one such a node plays.
-        if (pv.len() as u32) + 1 == len && b.moves() != 0 {
+        // been searched with a null window: the missing last move is the one such a node plays
+        // (passes use no depth, so after a pass the missing node is deeper: left out).
+        if (pv.len() as u32) + 1 == len && b.moves() != 0 && !pv.contains(&Move::Pass) {
             pv.push(Move::Play(depth_one_move(&b)));
         }
         pv
@@ -400,10 +401,10 @@ impl Searcher {
     /// wider than null) of [`Searcher::mid_root`], whose PV is read from the TT
     /// ([`Searcher::keep_pv`]): they are the most numerous interior nodes, each probe a
     /// likely cache miss, and their entries crowd out deeper ones. In the exact solver (whose
-    /// full-window ordering searches end in these nodes) that saves 10–13 % of the nodes on
-    /// FFO #45–#54 (1 thread, `--hash 1024`; storing its depth-1 PV nodes too gave back half
-    /// of it); a depth-limited midgame search reaches a given depth about 8 % sooner
-    /// (docs/benchmarks.md).
+    /// full-window ordering searches end in these nodes) that saves 5.8 % of the nodes on FFO
+    /// #40–#59, 13.1 % on #45, #48–#52 (1 thread, `--hash 1024`; storing its depth-1 PV nodes
+    /// too gave back half of it); a depth-limited midgame search reaches a given depth about
+    /// 8 % sooner (docs/benchmarks.md).
     pub(super) fn mid_pvs_d1(
         &mut self,
         p: u64,
