@@ -11,6 +11,7 @@ use flank::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
 use flank::eval::mpc::{MID_MIN_SAMPLES, mid_shallow_depth};
 use flank::notation::{Problem, parse_problem_line};
 use flank::othello::board::Board;
+use flank::othello::square::Move;
 use flank::search::probcut::{self, MID_MPC_MIN_DEPTH};
 
 /// The built-in weights carry a calibration with a fit for every depth the search cuts at
@@ -81,7 +82,7 @@ fn probcut_prunes_at_equal_depth() {
         let a = search(&mut on, &b, 9);
         let c = search(&mut off, &b, 9);
         for r in [&a, &c] {
-            let flank::othello::square::Move::Play(sq) = r.best else {
+            let Move::Play(sq) = r.best else {
                 panic!("no move")
             };
             assert!(b.moves() & (1u64 << sq.index()) != 0);
@@ -231,11 +232,11 @@ fn midgame_pv_is_legal_and_reaches_the_leaves_at_shallow_depths() {
                 let mut c = b;
                 for &m in &r.pv {
                     c = match m {
-                        flank::othello::square::Move::Play(sq) => {
+                        Move::Play(sq) => {
                             assert!(c.moves() & (1u64 << sq.index()) != 0, "{:?}", r.pv);
                             c.make_move(sq)
                         }
-                        flank::othello::square::Move::Pass => {
+                        Move::Pass => {
                             assert!(!c.has_moves(), "{:?}", r.pv);
                             c.pass()
                         }

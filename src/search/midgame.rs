@@ -43,25 +43,33 @@ pub fn leaf_eval(b: &Board) -> Score {
     leaf_value(b.player, b.opponent, b.moves())
 }
 
-/// The move a depth-1 search of `b` (which must have a legal move) plays: the child with the
-/// best static value, ties to the fewest opponent replies, then the lowest square
-/// ([`Searcher::mid_pvs_d1`]'s order).
-fn depth_one_move(b: &Board) -> Square {
-    let mut children: Vec<(u32, u32)> = Vec::with_capacity(32);
-    let mut m = b.moves();
+/// Lists the moves `moves` of `(p, o)` in the order of a depth-1 node
+/// ([`Searcher::mid_pvs_d1`]): fewest opponent replies first, ties in square order, each with
+/// its flips and the child's moves ([`MoveList::child`]).
+#[inline(always)]
+fn order_depth_one(list: &mut MoveList, p: u64, o: u64, moves: u64) {
+    let mut m = moves;
     while m != 0 {
         let x = m.trailing_zeros();
         m &= m - 1;
-        let f = flips(b.player, b.opponent, x);
-        let cm = get_moves(b.opponent ^ f, b.player ^ f ^ (1 << x));
-        children.push((cm.count_ones(), x));
+        let f = flips(p, o, x);
+        let cm = get_moves(o ^ f, p ^ f ^ (1 << x));
+        list.set_child(x, f, cm);
+        list.push(x, cm.count_ones() as i32);
     }
-    children.sort_unstable();
-    let mut best = (-SCORE_INF, children[0].1);
-    for &(_, x) in &children {
-        let f = flips(b.player, b.opponent, x);
-        let (cp, co) = (b.opponent ^ f, b.player ^ f ^ (1 << x));
-        let v = -leaf_value(cp, co, get_moves(cp, co));
+    list.sort();
+}
+
+/// The move a depth-1 search of `b` (which must have a legal move) plays: the first child of
+/// [`order_depth_one`]'s order with the best static value.
+fn depth_one_move(b: &Board) -> Square {
+    let mut list = MoveList::new();
+    order_depth_one(&mut list, b.player, b.opponent, b.moves());
+    let mut best = (-SCORE_INF, list.sq(0));
+    for i in 0..list.n {
+        let x = list.sq(i);
+        let (f, cm) = list.child(x);
+        let v = -leaf_value(b.opponent ^ f, b.player ^ f ^ (1 << x), cm);
         if v > best.0 {
             best = (v, x);
         }
@@ -428,16 +436,7 @@ impl Searcher {
         }
         let alpha0 = alpha;
         let mut list = MoveList::new();
-        let mut m = moves;
-        while m != 0 {
-            let x = m.trailing_zeros();
-            m &= m - 1;
-            let f = flips(p, o, x);
-            let cm = get_moves(o ^ f, p ^ f ^ (1 << x));
-            list.set_child(x, f, cm);
-            list.push(x, cm.count_ones() as i32);
-        }
-        list.sort();
+        order_depth_one(&mut list, p, o, moves);
         let mut best = -SCORE_INF;
         let mut best_move = list.sq(0);
         // The children after the first are evaluated from the parent's pattern digits.
