@@ -383,15 +383,32 @@ impl Searcher {
         // The best possible score is 64 − 2 × (opponent's stable discs) ≤ 64 − 2 × (a count
         // we only know after computing); skip the computation when it cannot cut.
         let o_count = o.count_ones() as Score;
-        if alpha >= 64 - 2 * o_count.min(64) && alpha >= 0 {
+        let try_upper = alpha >= 64 - 2 * o_count.min(64) && alpha >= 0;
+        // Symmetrically, the worst possible score is 2 × (own stable discs) − 64.
+        let p_count = p.count_ones() as Score;
+        let try_lower = alpha < 2 * p_count - 64 && alpha < 0;
+        self.stability_bound(p, o, alpha, try_upper, try_lower)
+    }
+
+    /// The bounds of the stability cutoffs at alpha, each computed only if asked for: with
+    /// `try_upper` the upper bound 64 − 2s of the opponent's s stable discs if it is ≤ alpha,
+    /// else with `try_lower` the lower bound 2s − 64 of the side to move's if it is > alpha.
+    #[inline(always)]
+    fn stability_bound(
+        &self,
+        p: u64,
+        o: u64,
+        alpha: Score,
+        try_upper: bool,
+        try_lower: bool,
+    ) -> Option<Score> {
+        if try_upper {
             let upper = 64 - 2 * stable_discs(o, p).count_ones() as Score;
             if upper <= alpha {
                 return Some(upper);
             }
         }
-        // Symmetrically, the worst possible score is 2 × (own stable discs) − 64.
-        let p_count = p.count_ones() as Score;
-        if alpha < 2 * p_count - 64 && alpha < 0 {
+        if try_lower {
             let lower = 2 * stable_discs(p, o).count_ones() as Score - 64;
             if lower > alpha {
                 return Some(lower);
@@ -408,23 +425,13 @@ impl Searcher {
     /// margin skips the computations that seldom cut.
     #[inline]
     pub(super) fn stability_cutoff_4(&self, p: u64, o: u64, alpha: Score) -> Option<Score> {
-        // The upper bound 64 − 2s ≤ alpha needs s ≥ (64 − alpha) / 2 stable opponent discs.
+        // The upper bound 64 − 2s ≤ alpha needs s ≥ (64 − alpha) / 2 stable opponent discs,
+        // the lower bound 2s − 64 > alpha needs s > (alpha + 64) / 2 own stable discs.
         let o_count = o.count_ones() as Score;
-        if alpha >= 64 - 2 * (o_count - STABILITY_MARGIN_4) {
-            let upper = 64 - 2 * stable_discs(o, p).count_ones() as Score;
-            if upper <= alpha {
-                return Some(upper);
-            }
-        }
-        // The lower bound 2s − 64 > alpha needs s > (alpha + 64) / 2 own stable discs.
         let p_count = p.count_ones() as Score;
-        if alpha < 2 * (p_count - STABILITY_MARGIN_4) - 64 {
-            let lower = 2 * stable_discs(p, o).count_ones() as Score - 64;
-            if lower > alpha {
-                return Some(lower);
-            }
-        }
-        None
+        let try_upper = alpha >= 64 - 2 * (o_count - STABILITY_MARGIN_4);
+        let try_lower = alpha < 2 * (p_count - STABILITY_MARGIN_4) - 64;
+        self.stability_bound(p, o, alpha, try_upper, try_lower)
     }
 
     /// Exact NWS below [`FASTEST_FIRST_EMPTIES`]: parity ordering, no TT.
