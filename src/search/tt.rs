@@ -19,6 +19,11 @@
 //! bucket chosen by [`Board::hash`]. Replacement is depth-preferred with ageing: a slot from an
 //! older search generation (see [`TranspositionTable::new_search`]) is replaced first, then
 //! the shallowest.
+//!
+//! A table of at least [`NEAR_MIN_TABLE_BYTES`] keeps positions with at most
+//! [`NEAR_MAX_EMPTIES`] empties apart, in a near region of [`NEAR_BYTES`] that stays in the
+//! CPU's cache: the solver probes such positions far more often than any other, and in a large
+//! table nearly every one of those probes waits for memory.
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
@@ -29,6 +34,21 @@ pub const BUCKET_SLOTS: usize = 4;
 
 /// Bytes of one slot (three `u64` words).
 pub const SLOT_BYTES: usize = 24;
+
+/// Positions with at most this many empties live in the table's near region (the solver's
+/// entries at 8–11 empties, [`crate::search::endgame::TT_MIN_EMPTIES`] and up). Measured
+/// against 10 and 12 on FFO #45, #48, #49, #51, #52 (docs/benchmarks.md, "The near region").
+pub const NEAR_MAX_EMPTIES: u32 = 11;
+
+/// Bytes the near region may take: 4 MiB (32,768 buckets, 3 MiB, with the bucket count a
+/// power of two), small enough to stay in a core's L2 or the L3 cache. With a 1 GiB table it takes about a fifth off the solver's time at 24–30 empties
+/// for a few percent more nodes; 32 MiB, no longer cache-resident, gains little.
+pub const NEAR_BYTES: usize = 4 << 20;
+
+/// Tables of at least this many bytes have a near region (taken from their slack: the main
+/// region's power-of-two bucket count is unchanged); smaller ones keep every position in one
+/// region.
+pub const NEAR_MIN_TABLE_BYTES: usize = 8 * NEAR_BYTES;
 
 /// What a stored score says about the true value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -263,12 +283,18 @@ fn zeroed_slots(n: usize) -> Option<Vec<Slot>> {
     }
 }
 
-/// The transposition table: a fixed array of buckets of [`BUCKET_SLOTS`] lock-free slots.
+/// The transposition table: a fixed array of buckets of [`BUCKET_SLOTS`] lock-free slots, the
+/// near region's buckets (if any) first, then the main region's.
 ///
 /// Shared between threads as `Arc<TranspositionTable>`; every method takes `&self`.
 pub struct TranspositionTable {
     slots: Vec<Slot>,
+    /// Buckets of the main region − 1 (a power of two − 1).
     bucket_mask: usize,
+    /// Buckets of the near region − 1 (meaningless when `near_slots` is 0).
+    near_mask: usize,
+    /// Slots of the near region: 0 (no near region) or a power of two × [`BUCKET_SLOTS`].
+    near_slots: usize,
     generation: AtomicU8,
 }
 
@@ -280,7 +306,8 @@ impl TranspositionTable {
     }
 
     /// A table of at most `bytes` bytes (at least one bucket of [`BUCKET_SLOTS`] slots of
-    /// [`SLOT_BYTES`] bytes). Small sizes are for tests of replacement and collisions.
+    /// [`SLOT_BYTES`] bytes), with a near region of [`NEAR_BYTES`] from
+    /// [`NEAR_MIN_TABLE_BYTES`] on. Small sizes are for tests of replacement and collisions.
     /// Aborts if the memory cannot be had; [`TranspositionTable::try_with_bytes`] reports it.
     pub fn with_bytes(bytes: usize) -> TranspositionTable {
         TranspositionTable::try_with_bytes(bytes)
@@ -289,30 +316,43 @@ impl TranspositionTable {
 
     /// As [`TranspositionTable::with_bytes`], but an allocation failure is an error.
     pub fn try_with_bytes(bytes: usize) -> Result<TranspositionTable, TtAllocError> {
-        let want = (bytes / (SLOT_BYTES * BUCKET_SLOTS)).max(1);
-        let buckets = if want.is_power_of_two() {
-            want
-        } else {
-            want.next_power_of_two() / 2
+        let bucket_bytes = SLOT_BYTES * BUCKET_SLOTS;
+        let floor_pow2 = |n: usize| {
+            let n = n.max(1);
+            if n.is_power_of_two() {
+                n
+            } else {
+                n.next_power_of_two() / 2
+            }
         };
-        let n = buckets * BUCKET_SLOTS;
+        let near_buckets = if bytes >= NEAR_MIN_TABLE_BYTES {
+            floor_pow2(NEAR_BYTES / bucket_bytes)
+        } else {
+            0
+        };
+        let near_slots = near_buckets * BUCKET_SLOTS;
+        let buckets = floor_pow2((bytes - near_slots * SLOT_BYTES) / bucket_bytes);
+        let n = near_slots + buckets * BUCKET_SLOTS;
         let slots = zeroed_slots(n).ok_or(TtAllocError {
             bytes: n * SLOT_BYTES,
         })?;
         Ok(TranspositionTable {
             slots,
             bucket_mask: buckets - 1,
+            near_mask: near_buckets.saturating_sub(1),
+            near_slots,
             generation: AtomicU8::new(0),
         })
     }
 
-    /// Number of buckets (a power of two).
+    /// Number of buckets of the main region (a power of two).
     pub fn buckets(&self) -> usize {
         self.bucket_mask + 1
     }
 
-    /// Size of the table in bytes ([`TranspositionTable::buckets`] × [`BUCKET_SLOTS`] ×
-    /// [`SLOT_BYTES`]).
+    /// Size of the table in bytes, near region included ([`TranspositionTable::buckets`] ×
+    /// [`BUCKET_SLOTS`] × [`SLOT_BYTES`], plus the near region's 3 MiB in a table of at least
+    /// [`NEAR_MIN_TABLE_BYTES`]).
     pub fn bytes(&self) -> usize {
         self.slots.len() * SLOT_BYTES
     }
@@ -336,7 +376,11 @@ impl TranspositionTable {
 
     #[inline]
     fn bucket(&self, b: &Board) -> usize {
-        (b.hash() as usize & self.bucket_mask) * BUCKET_SLOTS
+        if self.near_slots != 0 && b.empties() <= NEAR_MAX_EMPTIES {
+            (b.hash() as usize & self.near_mask) * BUCKET_SLOTS
+        } else {
+            self.near_slots + (b.hash() as usize & self.bucket_mask) * BUCKET_SLOTS
+        }
     }
 
     /// Starts loading the bucket of `b` into the cache, so that a probe or store of `b` a
@@ -662,6 +706,42 @@ mod tests {
         tt.store(&c, -300, Bound::Lower, 3, None, false);
         let e = tt.probe(&c).unwrap();
         assert_eq!((e.lower, e.upper), (-300, NO_BOUND));
+    }
+
+    #[test]
+    fn positions_near_the_end_live_in_the_near_region() {
+        // 64 MiB: the main region keeps its 512 Ki buckets (48 MiB), the near region takes
+        // 32 Ki buckets (3 MiB) of the slack.
+        let tt = TranspositionTable::new(64);
+        assert_eq!(tt.buckets(), 1 << 19);
+        assert_eq!(
+            tt.bytes(),
+            ((1 << 19) + (1 << 15)) * BUCKET_SLOTS * SLOT_BYTES
+        );
+        let near_slots = (1 << 15) * BUCKET_SLOTS;
+        // Positions with 8 to 20 empties: filled squares from a1 on, alternating colours.
+        for empties in 8..=20u32 {
+            let filled = u64::MAX >> empties;
+            let p = filled & 0x5555_5555_5555_5555;
+            let b = Board::new(p, filled & !p).unwrap();
+            assert_eq!(b.empties(), empties);
+            let start = tt.bucket_start(&b);
+            assert_eq!(
+                start < near_slots,
+                empties <= NEAR_MAX_EMPTIES,
+                "{empties} empties"
+            );
+            assert!(start + BUCKET_SLOTS <= near_slots + tt.buckets() * BUCKET_SLOTS);
+            tt.store(&b, empties as Score, Bound::Lower, empties, Some(63), true);
+            let e = tt.probe(&b).unwrap();
+            assert_eq!(
+                (e.score, e.bound, e.depth),
+                (empties as Score, Bound::Lower, empties)
+            );
+        }
+        // Below NEAR_MIN_TABLE_BYTES there is one region.
+        let small = TranspositionTable::new(16);
+        assert_eq!(small.bytes(), small.buckets() * BUCKET_SLOTS * SLOT_BYTES);
     }
 
     #[test]
