@@ -36,13 +36,16 @@ pub const BUCKET_SLOTS: usize = 4;
 pub const SLOT_BYTES: usize = 24;
 
 /// Positions with at most this many empties live in the table's near region (the solver's
-/// entries at 8–11 empties, [`crate::search::endgame::TT_MIN_EMPTIES`] and up). Measured
-/// against 10 and 12 on FFO #45, #48, #49, #51, #52 (docs/benchmarks.md, "The near region").
-pub const NEAR_MAX_EMPTIES: u32 = 11;
+/// entries at 8–10 empties, [`crate::search::endgame::TT_MIN_EMPTIES`] and up). 10 and 11
+/// save the same time, 9 less; each further empty costs more nodes, since the region keeps
+/// an entry only briefly (FFO #50, #57 at 2 threads: +1.6 % at 9, +6 % at 10, +13 % at 11;
+/// docs/benchmarks.md, "The near region").
+pub const NEAR_MAX_EMPTIES: u32 = 10;
 
 /// Bytes the near region may take: 4 MiB (32,768 buckets, 3 MiB, with the bucket count a
-/// power of two), small enough to stay in a core's L2 or the L3 cache. With a 1 GiB table it takes about a fifth off the solver's time at 24–30 empties
-/// for a few percent more nodes; 32 MiB, no longer cache-resident, gains little.
+/// power of two), small enough to stay in a core's L2 or the L3 cache. With a 1 GiB table it
+/// takes 10–20 % off the solver's time at 24–30 empties for a few percent more nodes; 32 MiB,
+/// no longer cache-resident, gains little.
 pub const NEAR_BYTES: usize = 4 << 20;
 
 /// Tables of at least this many bytes have a near region (taken from their slack: the main
