@@ -48,9 +48,8 @@ pub const NEAR_MAX_EMPTIES: u32 = 10;
 /// no longer cache-resident, gains little.
 pub const NEAR_BYTES: usize = 4 << 20;
 
-/// Tables of at least this many bytes have a near region (taken from their slack: the main
-/// region's power-of-two bucket count is unchanged); smaller ones keep every position in one
-/// region.
+/// Tables of at least this many bytes have a near region besides the main one; smaller ones
+/// keep every position in one region.
 pub const NEAR_MIN_TABLE_BYTES: usize = 8 * NEAR_BYTES;
 
 /// What a stored score says about the true value.
@@ -308,9 +307,12 @@ impl TranspositionTable {
         TranspositionTable::with_bytes(mib.saturating_mul(1 << 20))
     }
 
-    /// A table of at most `bytes` bytes (at least one bucket of [`BUCKET_SLOTS`] slots of
-    /// [`SLOT_BYTES`] bytes), with a near region of [`NEAR_BYTES`] from
-    /// [`NEAR_MIN_TABLE_BYTES`] on. Small sizes are for tests of replacement and collisions.
+    /// A table whose main region is the largest power-of-two number of buckets of
+    /// [`BUCKET_SLOTS`] slots of [`SLOT_BYTES`] bytes within `bytes` (at least one bucket), with
+    /// a near region of 3 MiB besides it from [`NEAR_MIN_TABLE_BYTES`] on. The whole stays
+    /// within `bytes` where the main region leaves 3 MiB of it free (sizes of 2^k MiB: 64
+    /// MiB gives 48 + 3 MiB) and exceeds it by up to 3 MiB elsewhere (48 MiB gives 51 MiB).
+    /// Small sizes are for tests of replacement and collisions.
     /// Aborts if the memory cannot be had; [`TranspositionTable::try_with_bytes`] reports it.
     pub fn with_bytes(bytes: usize) -> TranspositionTable {
         TranspositionTable::try_with_bytes(bytes)
@@ -334,7 +336,7 @@ impl TranspositionTable {
             0
         };
         let near_slots = near_buckets * BUCKET_SLOTS;
-        let buckets = floor_pow2((bytes - near_slots * SLOT_BYTES) / bucket_bytes);
+        let buckets = floor_pow2(bytes / bucket_bytes);
         let n = near_slots + buckets * BUCKET_SLOTS;
         let slots = zeroed_slots(n).ok_or(TtAllocError {
             bytes: n * SLOT_BYTES,
@@ -713,8 +715,8 @@ mod tests {
 
     #[test]
     fn positions_near_the_end_live_in_the_near_region() {
-        // 64 MiB: the main region keeps its 512 Ki buckets (48 MiB), the near region takes
-        // 32 Ki buckets (3 MiB) of the slack.
+        // 64 MiB: the main region has 512 Ki buckets (48 MiB), the near region 32 Ki buckets
+        // (3 MiB).
         let tt = TranspositionTable::new(64);
         assert_eq!(tt.buckets(), 1 << 19);
         assert_eq!(
@@ -742,6 +744,10 @@ mod tests {
                 (empties as Score, Bound::Lower, empties)
             );
         }
+        // 48 MiB: the main region fills it (512 Ki buckets), the near region comes on top.
+        let tt = TranspositionTable::new(48);
+        assert_eq!(tt.buckets(), 1 << 19);
+        assert_eq!(tt.bytes(), 51 << 20);
         // Below NEAR_MIN_TABLE_BYTES there is one region.
         let small = TranspositionTable::new(16);
         assert_eq!(small.bytes(), small.buckets() * BUCKET_SLOTS * SLOT_BYTES);
