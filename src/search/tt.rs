@@ -322,14 +322,7 @@ impl TranspositionTable {
     /// As [`TranspositionTable::with_bytes`], but an allocation failure is an error.
     pub fn try_with_bytes(bytes: usize) -> Result<TranspositionTable, TtAllocError> {
         let bucket_bytes = SLOT_BYTES * BUCKET_SLOTS;
-        let floor_pow2 = |n: usize| {
-            let n = n.max(1);
-            if n.is_power_of_two() {
-                n
-            } else {
-                n.next_power_of_two() / 2
-            }
-        };
+        let floor_pow2 = |n: usize| 1usize << n.max(1).ilog2();
         let near_buckets = if bytes >= NEAR_MIN_TABLE_BYTES {
             floor_pow2(NEAR_BYTES / bucket_bytes)
         } else {
