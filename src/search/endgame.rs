@@ -99,9 +99,10 @@ pub fn order_depth(empties: u32) -> i32 {
 pub const ORDER_MPC_T: f64 = 1.5;
 
 /// Empties at and above which a parallel NWS node splits its moves after the first (YBWC).
-/// Below, a helper's subtree is too small for what a split costs (a rayon task, a helper
-/// searcher, the cutoff chain): FFO #50 and #57 at 2 threads take the same nodes at 12–18,
-/// and 7 % less time at 16 than at 12 (farm-bench, 3 pairs; 14–18 alike, 10 slower still).
+/// Splits nearer the leaves cost more (a rayon task, a helper searcher and a cutoff flag
+/// each) than they share: FFO #50 and #57 at 2 threads take the same nodes from 12 to 18
+/// and 0.931 of the time at 16 against 12 (farm-bench, 3 pairs; single runs at 14–18
+/// alike, at 10 slower still).
 pub const SPLIT_EMPTIES: u32 = 16;
 
 /// Plies at and above which a node of the parallel midgame search splits its moves after the
