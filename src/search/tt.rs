@@ -21,8 +21,8 @@
 //! the shallowest.
 //!
 //! A table of at least [`NEAR_MIN_TABLE_BYTES`] keeps positions with at most
-//! [`NEAR_MAX_EMPTIES`] empties apart, in a near region of [`NEAR_BYTES`] that stays in the
-//! CPU's cache: the solver probes such positions far more often than any other, and in a large
+//! [`NEAR_MAX_EMPTIES`] empties apart, in a near region of [`NEAR_BUCKETS`] buckets that stays
+//! in the CPU's cache: the solver probes such positions far more often than any other, and in a large
 //! table nearly every one of those probes waits for memory.
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -42,15 +42,14 @@ pub const SLOT_BYTES: usize = 24;
 /// docs/benchmarks.md, "The near region").
 pub const NEAR_MAX_EMPTIES: u32 = 10;
 
-/// Bytes the near region may take: 4 MiB (32,768 buckets, 3 MiB, with the bucket count a
-/// power of two), small enough to stay in a core's L2 or the L3 cache. With a 1 GiB table it
-/// takes 10–20 % off the solver's time at 24–30 empties for a few percent more nodes; 32 MiB,
-/// no longer cache-resident, gains little.
-pub const NEAR_BYTES: usize = 4 << 20;
+/// Buckets of the near region: 32,768 (3 MiB), small enough to stay in a core's L2 or the L3
+/// cache. With a 1 GiB table it takes 10–20 % off the solver's time at 24–30 empties for a
+/// few percent more nodes; 32 MiB, no longer cache-resident, gains little.
+pub const NEAR_BUCKETS: usize = 1 << 15;
 
-/// Tables of at least this many bytes have a near region besides the main one; smaller ones
-/// keep every position in one region.
-pub const NEAR_MIN_TABLE_BYTES: usize = 8 * NEAR_BYTES;
+/// Tables of at least this many bytes (32 MiB) have a near region besides the main one;
+/// smaller ones keep every position in one region.
+pub const NEAR_MIN_TABLE_BYTES: usize = 32 << 20;
 
 /// What a stored score says about the true value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -324,7 +323,7 @@ impl TranspositionTable {
         let bucket_bytes = SLOT_BYTES * BUCKET_SLOTS;
         let floor_pow2 = |n: usize| 1usize << n.max(1).ilog2();
         let near_buckets = if bytes >= NEAR_MIN_TABLE_BYTES {
-            floor_pow2(NEAR_BYTES / bucket_bytes)
+            NEAR_BUCKETS
         } else {
             0
         };
