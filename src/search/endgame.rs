@@ -23,17 +23,21 @@ use std::ops::ControlFlow;
 use crate::eval::evaluate;
 use crate::othello::board::{Board, SCORE_INF, Score, neighbours};
 use crate::othello::movegen::{flips, flips_near, get_moves, last_flip_count};
+use crate::search::leafcache;
 use crate::search::movelist::*;
 use crate::search::probcut;
 use crate::search::searcher::*;
 use crate::search::stability::*;
 use crate::search::tt::Bound;
 
-/// Empties at and above which the endgame NWS probes and stores the TT. With a 1 GiB table
-/// nearly every probe at 7 empties waits for memory: not probing there costs +7.4 % nodes but
-/// saves 6–12 % time on each of FFO #40–#51 (1 thread, `--hash 1024`, two interleaved runs
-/// each; `flank bench` at 64 MiB about −5 %).
-pub const TT_MIN_EMPTIES: u32 = 8;
+/// Empties at and above which the endgame NWS probes and stores the shared TT; below, down to
+/// [`FASTEST_FIRST_EMPTIES`], it keeps its proven bounds in its thread's leaf cache
+/// ([`leafcache`]), which stays in the core's L2 cache where nearly every probe of a 1 GiB
+/// table waits for memory. With the leaf cache at 6–8 empties and the TT from 9 (against the
+/// TT from 8 and no leaf cache), FFO #45, #48, #49, #51, #52 take 7.8 % fewer nodes (1
+/// thread, 1 GiB) in 0.976 of the time (farm-bench, 3 pairs), and FFO #50, #57 at `flank
+/// solve`'s defaults (2 threads) 0.963 of the time (2 pairs).
+pub const TT_MIN_EMPTIES: u32 = 9;
 /// Discs beyond the number a stability bound needs stable that the side concerned must own
 /// before the 4-empties stability cutoff (`Searcher::stability_cutoff_4`) computes its stable
 /// discs. Among the 4-empties nodes of FFO #45 and #51, those with a margin below 6 hold
@@ -536,7 +540,6 @@ impl Searcher {
         o: u64,
         moves: u64,
         tt_move: Option<u8>,
-        prefetch: bool,
     ) {
         // The counters stay in registers; the list's are written once at the end.
         let empty = !(p | o);
@@ -568,12 +571,6 @@ impl Searcher {
             let om = get_moves(np, no);
             list.child_moves[x as usize & 63] = MaybeUninit::new(om);
             written |= 1u64 << x;
-            if prefetch {
-                self.tt.prefetch(&Board {
-                    player: np,
-                    opponent: no,
-                });
-            }
             let pot = (neighbours(no) & empty & !(1u64 << x)).count_ones() as i32;
             let mut k = 64 * (om.count_ones() + (om & CORNERS).count_ones()) as i32 + 6 * pot;
             if (1u64 << x) & odd != 0 {
@@ -658,7 +655,7 @@ impl Searcher {
         tt_move: Option<u8>,
         empties: u32,
     ) {
-        self.fastest_first::<false>(list, b.player, b.opponent, moves, tt_move, false);
+        self.fastest_first::<false>(list, b.player, b.opponent, moves, tt_move);
         list.sort();
         let depth = order_depth(empties);
         let w = 128;
@@ -723,11 +720,19 @@ impl Searcher {
         if let Some(s) = self.stability_cutoff(p, o, alpha) {
             return s;
         }
+        let use_tt = empties >= TT_MIN_EMPTIES;
+        if !use_tt && let Some((lower, upper)) = leafcache::probe(p, o, self.leaf_epoch) {
+            if lower > alpha {
+                return lower;
+            }
+            if upper <= alpha {
+                return upper;
+            }
+        }
         let b = Board {
             player: p,
             opponent: o,
         };
-        let use_tt = empties >= TT_MIN_EMPTIES;
         let slot = if use_tt { self.tt.bucket_start(&b) } else { 0 };
         let mut tt_move = None;
         // A selective bound (not trusted here) predicting a fail-low: an expected ALL node,
@@ -813,13 +818,10 @@ impl Searcher {
             // branches, unlike an insertion sort).
             let select = empties < SEARCH_ORDER_EMPTIES || expect_all;
             if select {
-                // Children probe the TT from TT_MIN_EMPTIES; from ETC_EMPTIES the ETC has
-                // already brought their buckets into the cache.
-                let prefetch = empties > TT_MIN_EMPTIES && empties < ETC_EMPTIES;
                 if etc {
-                    self.fastest_first::<true>(&mut list, p, o, rest, None, false);
+                    self.fastest_first::<true>(&mut list, p, o, rest, None);
                 } else {
-                    self.fastest_first::<false>(&mut list, p, o, rest, None, prefetch);
+                    self.fastest_first::<false>(&mut list, p, o, rest, None);
                 }
                 if empties >= EVAL_ORDER_EMPTIES {
                     eval_order(&mut list, p, o);
@@ -873,6 +875,12 @@ impl Searcher {
                 Bound::Upper
             };
             self.store_solved(slot, &b, best, bound, empties, best_move);
+        } else {
+            if best > alpha {
+                leafcache::store(p, o, self.leaf_epoch, best, 64);
+            } else {
+                leafcache::store(p, o, self.leaf_epoch, -64, best);
+            }
         }
         best
     }

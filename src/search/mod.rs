@@ -3,6 +3,7 @@
 //! never colours.
 
 pub mod endgame;
+pub mod leafcache;
 pub mod midgame;
 mod movelist;
 mod parallel;

@@ -93,7 +93,7 @@ impl Searcher {
         if empties >= SEARCH_ORDER_EMPTIES {
             self.search_order(&mut list, b, moves, tt_move, empties);
         } else {
-            self.fastest_first::<false>(&mut list, p, o, moves, tt_move, false);
+            self.fastest_first::<false>(&mut list, p, o, moves, tt_move);
             list.sort();
         }
         let Some((best, best_move)) = self.pvs_moves(

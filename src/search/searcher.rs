@@ -115,6 +115,9 @@ pub struct Searcher {
     /// Off elsewhere (the solver's ordering and ProbCut searches), where depth-1 entries
     /// cost more nodes than they save.
     pub(super) keep_pv: bool,
+    /// The table's epoch when this searcher was made ([`TranspositionTable::epoch`]), which
+    /// keys its thread's leaf cache ([`crate::search::leafcache`]).
+    pub(super) leaf_epoch: u32,
 }
 
 /// The cutoff flag of one YBWC split point, chained to the split points above it: a search
@@ -167,6 +170,7 @@ impl Searcher {
             ),
             mid_mpc: None,
             keep_pv: false,
+            leaf_epoch: tt.epoch(),
             tt,
         }
     }

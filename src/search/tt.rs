@@ -25,7 +25,7 @@
 //! in the CPU's cache: the solver probes such positions far more often than any other, and in a large
 //! table nearly every one of those probes waits for memory.
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
 use crate::othello::board::{Board, Score};
 
@@ -36,10 +36,10 @@ pub const BUCKET_SLOTS: usize = 4;
 pub const SLOT_BYTES: usize = 24;
 
 /// Positions with at most this many empties live in the table's near region (the solver's
-/// entries at 8–10 empties, [`crate::search::endgame::TT_MIN_EMPTIES`] and up). 10 and 11
-/// save the same time, 9 less; each further empty costs more nodes, since the region keeps
-/// an entry only briefly (FFO #50, #57 at 2 threads: +1.6 % at 9, +6 % at 10, +13 % at 11;
-/// docs/benchmarks.md, "The near region").
+/// entries at 9–10 empties, [`crate::search::endgame::TT_MIN_EMPTIES`] and up). 10 and 11
+/// saved the same time, 9 less, when the TT started at 8 empties; each further empty costs
+/// more nodes, since the region keeps an entry only briefly (FFO #50, #57 at 2 threads:
+/// +1.6 % at 9, +6 % at 10, +13 % at 11; docs/benchmarks.md, "The near region").
 pub const NEAR_MAX_EMPTIES: u32 = 10;
 
 /// Buckets of the near region: 32,768 (3 MiB), small enough to stay in a core's L2 or the L3
@@ -297,6 +297,17 @@ pub struct TranspositionTable {
     /// Slots of the near region: 0 (no near region) or a power of two × [`BUCKET_SLOTS`].
     near_slots: usize,
     generation: AtomicU8,
+    /// This table's contents' identity for the threads' leaf caches
+    /// ([`crate::search::leafcache`]): unique to the table and renewed by every
+    /// [`TranspositionTable::clear`], so that no search sees bounds cached before it.
+    epoch: AtomicU32,
+}
+
+/// The next [`TranspositionTable::epoch`] (never 0: an empty leaf cache entry's).
+static NEXT_EPOCH: AtomicU32 = AtomicU32::new(1);
+
+fn fresh_epoch() -> u32 {
+    NEXT_EPOCH.fetch_add(1, Ordering::Relaxed)
 }
 
 impl TranspositionTable {
@@ -339,6 +350,7 @@ impl TranspositionTable {
             near_mask: near_buckets.saturating_sub(1),
             near_slots,
             generation: AtomicU8::new(0),
+            epoch: AtomicU32::new(fresh_epoch()),
         })
     }
 
@@ -363,6 +375,14 @@ impl TranspositionTable {
             s.k2.store(0, Ordering::Relaxed);
         }
         self.generation.store(0, Ordering::Relaxed);
+        self.epoch.store(fresh_epoch(), Ordering::Relaxed);
+    }
+
+    /// The identity of this table's contents (since its creation or last
+    /// [`TranspositionTable::clear`]) that keys the threads' leaf caches
+    /// ([`crate::search::leafcache`]) as well: a searcher takes it when it is made.
+    pub fn epoch(&self) -> u32 {
+        self.epoch.load(Ordering::Relaxed)
     }
 
     /// Starts a new search generation: entries of earlier searches become the first to be
@@ -380,13 +400,6 @@ impl TranspositionTable {
         }
     }
 
-    /// Starts loading the bucket of `b` into the cache, so that a probe or store of `b` a
-    /// little later does not wait for memory. A hint only: no effect on any result.
-    #[inline(always)]
-    pub fn prefetch(&self, b: &Board) {
-        self.prefetch_at(self.bucket(b));
-    }
-
     /// The index of the first slot of the bucket of `b`, for [`TranspositionTable::probe_at`],
     /// [`TranspositionTable::store_at`] and [`TranspositionTable::prefetch_at`]: a search that
     /// probes and stores one position hashes it once.
@@ -395,8 +408,9 @@ impl TranspositionTable {
         self.bucket(b)
     }
 
-    /// [`TranspositionTable::prefetch`] of the bucket starting at slot `start` (from
-    /// [`TranspositionTable::bucket_start`]).
+    /// Starts loading the bucket starting at slot `start` (from
+    /// [`TranspositionTable::bucket_start`]) into the cache, so that a probe or store there a
+    /// little later does not wait for memory. A hint only: no effect on any result.
     #[inline(always)]
     pub fn prefetch_at(&self, start: usize) {
         #[cfg(target_arch = "x86_64")]
