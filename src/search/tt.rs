@@ -303,11 +303,17 @@ pub struct TranspositionTable {
     epoch: AtomicU32,
 }
 
-/// The next [`TranspositionTable::epoch`] (never 0: an empty leaf cache entry's).
+/// The next [`TranspositionTable::epoch`].
 static NEXT_EPOCH: AtomicU32 = AtomicU32::new(1);
 
+/// A new epoch, never 0 (an empty leaf cache entry's, even once the counter wraps).
 fn fresh_epoch() -> u32 {
-    NEXT_EPOCH.fetch_add(1, Ordering::Relaxed)
+    loop {
+        let e = NEXT_EPOCH.fetch_add(1, Ordering::Relaxed);
+        if e != 0 {
+            return e;
+        }
+    }
 }
 
 impl TranspositionTable {
