@@ -868,19 +868,15 @@ impl Searcher {
         if self.stopped {
             return 0;
         }
+        let bound = if best > alpha {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
         if use_tt {
-            let bound = if best > alpha {
-                Bound::Lower
-            } else {
-                Bound::Upper
-            };
             self.store_solved(slot, &b, best, bound, empties, best_move);
         } else {
-            if best > alpha {
-                leafcache::store(p, o, self.leaf_epoch, best, 64);
-            } else {
-                leafcache::store(p, o, self.leaf_epoch, -64, best);
-            }
+            leafcache::store(p, o, self.leaf_epoch, best, bound);
         }
         best
     }

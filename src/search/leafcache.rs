@@ -14,6 +14,7 @@
 use std::cell::UnsafeCell;
 
 use crate::othello::board::Score;
+use crate::search::tt::Bound;
 
 /// Entries of each thread's cache (direct-mapped; 24 bytes each: 192 KiB). 16 Ki and 32 Ki
 /// entries take within 0.4 % of the nodes of 8 Ki on FFO #45, #48, #49, #51, #52.
@@ -66,11 +67,16 @@ pub fn probe(p: u64, o: u64, epoch: u32) -> Option<(Score, Score)> {
     })
 }
 
-/// Records that the exact score of `(p, o)` lies in `lower..=upper` (disc difference, ±64)
-/// under the table epoch `epoch` (merged with the bounds already cached for the same position
-/// and epoch, else replacing the entry).
+/// Records that the exact score of `(p, o)` is bounded by `score` (disc difference, ±64) as
+/// `bound` says, under the table epoch `epoch` (merged with the bounds already cached for the
+/// same position and epoch, else replacing the entry).
 #[inline]
-pub fn store(p: u64, o: u64, epoch: u32, lower: Score, upper: Score) {
+pub fn store(p: u64, o: u64, epoch: u32, score: Score, bound: Bound) {
+    let (lower, upper) = match bound {
+        Bound::Lower => (score, 64),
+        Bound::Upper => (-64, score),
+        Bound::Exact => (score, score),
+    };
     let i = index(p, o);
     CACHE.with(|c| {
         // SAFETY: as in `probe`.
@@ -100,20 +106,21 @@ mod tests {
         let p = 0x00FF_00FF_00FF_0F80u64;
         let o = !p & !0x7Fu64;
         assert_eq!(probe(p, o, 1), None);
-        store(p, o, 1, -64, 10);
+        store(p, o, 1, 10, Bound::Upper);
         assert_eq!(probe(p, o, 1), Some((-64, 10)));
-        store(p, o, 1, 4, 64);
+        store(p, o, 1, 4, Bound::Lower);
         assert_eq!(probe(p, o, 1), Some((4, 10)));
-        store(p, o, 1, -64, 6);
+        store(p, o, 1, 6, Bound::Upper);
         assert_eq!(probe(p, o, 1), Some((4, 6)));
         // The same squares with the colours swapped: another position, another entry.
         assert_eq!(probe(o, p, 1), None);
         // Another table's epoch sees nothing, and its store replaces the entry.
         assert_eq!(probe(p, o, 2), None);
-        store(p, o, 2, -64, 0);
+        store(p, o, 2, 0, Bound::Upper);
         assert_eq!(probe(p, o, 2), Some((-64, 0)));
         assert_eq!(probe(p, o, 1), None);
-        store(p, o, 1, 4, 6);
+        store(p, o, 1, 4, Bound::Lower);
+        store(p, o, 1, 6, Bound::Upper);
         // A position sharing the entry replaces it.
         let mut q = p;
         loop {
@@ -122,7 +129,7 @@ mod tests {
                 break;
             }
         }
-        store(q, !q & !0x7F, 1, -2, -2);
+        store(q, !q & !0x7F, 1, -2, Bound::Exact);
         assert_eq!(probe(q, !q & !0x7F, 1), Some((-2, -2)));
         assert_eq!(probe(p, o, 1), None);
     }
