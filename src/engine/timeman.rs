@@ -50,7 +50,7 @@ pub const MIN_MOVES_TO_GO: u64 = 3;
 pub const SOLVE_HORIZON_EMPTIES: u32 = 20;
 
 /// Move shares of the main time kept for the endgame solve and the moves after it.
-pub const SOLVE_RESERVE_MOVES: u64 = 4;
+pub const SOLVE_RESERVE_MOVES: u64 = 2;
 
 /// Fixed part of the safety margin, in ms (process start-up, pipes, the manager's own clock).
 pub const MARGIN_MS: u64 = 50;
@@ -431,31 +431,32 @@ mod tests {
         t.set_control(TimeControl::from_gtp(300_000, 0, 0));
         t.time_left(Color::Black, 60_000, 0);
         // usable = 60000 - 3000 - 50 = 56950; (30 - 20) / 2 = 5 moves before the solve
-        // horizon plus 4 reserve shares = 9 to go: target 6327, soft 6327 / 2, hard 1.5 * 6327.
+        // horizon plus 2 reserve shares = 7 to go: target 8135, soft 8135 / 2, hard 1.5 * 8135.
         assert_eq!(
             t.budget(Color::Black, &thirty_empties()),
             Budget {
-                soft_ms: 3163,
-                hard_ms: 9490
+                soft_ms: 4067,
+                hard_ms: 12202
             }
         );
-        // White's clock still has the full 300 s: 285000 - 50 = 284950 over 9 moves.
-        assert_eq!(t.budget(Color::White, &thirty_empties()).soft_ms, 31661 / 2);
+        // White's clock still has the full 300 s: 285000 - 50 = 284950 over 7 moves.
+        assert_eq!(t.budget(Color::White, &thirty_empties()).soft_ms, 40707 / 2);
     }
 
     #[test]
     fn start_position_and_floor() {
         let mut t = TimeManager::new(DEFAULT_MOVE_TIME_MS);
         t.set_control(TimeControl::Absolute { main_ms: 10_000 });
-        // 10000 - 550 = 9450 over 20 + 4 = 24 moves: target 393.
+        // 10000 - 550 = 9450 over 20 + 2 = 22 moves: target 429.
         assert_eq!(
             t.budget(Color::Black, &start()),
             Budget {
-                soft_ms: 196,
-                hard_ms: 589
+                soft_ms: 214,
+                hard_ms: 643
             }
         );
-        // Near the end, the 4 reserve shares: target 9450 / 4 = 2362, hard capped at usable / 3.
+        // Near the end, the 2 reserve shares raised to the floor of 3 moves: target 9450 / 3 =
+        // 3150, hard capped at usable / 3.
         // Black (row 6) plays e8-h8 across white's row 7.
         let p: Position = "XXXXXXXXOOOOOOOOXXXXXXXXOOOOOOOOXXXXXXXXXXXXXXXXOOOOOOOOOOOO---- X"
             .parse()
@@ -464,7 +465,7 @@ mod tests {
         assert_eq!(
             t.budget(Color::Black, &p.board),
             Budget {
-                soft_ms: 1181,
+                soft_ms: 1575,
                 hard_ms: 3150
             }
         );
@@ -559,8 +560,8 @@ mod tests {
         t.time_left(Color::White, 60_000, 0);
         assert_eq!(t.control(), TimeControl::Absolute { main_ms: 60_000 });
         assert!(t.has_clock());
-        // 60 empties: 20 + 4 = 24 moves to go, target 56950 / 24 = 2372, soft half of it.
-        assert_eq!(t.budget(Color::White, &start()).soft_ms, 1186);
+        // 60 empties: 20 + 2 = 22 moves to go, target 56950 / 22 = 2588, soft half of it.
+        assert_eq!(t.budget(Color::White, &start()).soft_ms, 1294);
         // Under "no time limit", time_left does not start a clock.
         let mut t = TimeManager::new(700);
         t.set_control(TimeControl::from_gtp(0, 10_000, 0));
@@ -583,8 +584,8 @@ mod tests {
         t.set_control(TimeControl::Absolute { main_ms: 10_000 });
         let l = t.limits(Color::Black, &start(), Some(6), now);
         assert_eq!(l.depth, Some(6));
-        assert_eq!(l.time_ms, Some(196));
-        assert_eq!(l.deadline, Some(now + Duration::from_millis(589)));
+        assert_eq!(l.time_ms, Some(214));
+        assert_eq!(l.deadline, Some(now + Duration::from_millis(643)));
     }
 
     #[test]
