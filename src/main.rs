@@ -14,9 +14,9 @@ use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand};
 
 use flank::cli::values::{
-    IdRanges, MpcSetting, NumberList, parse_empties, parse_empties_range, parse_id_ranges,
-    parse_level, parse_move_time, parse_mpc, parse_phases, parse_rate, parse_seconds,
-    parse_whole_number,
+    IdRanges, MpcSetting, NumberList, parse_depths, parse_empties, parse_empties_range,
+    parse_id_ranges, parse_level, parse_move_time, parse_mpc, parse_phases, parse_rate,
+    parse_seconds, parse_whole_number,
 };
 use flank::cli::{self, all_cores};
 use flank::engine::{Engine, EngineConfig};
@@ -96,6 +96,11 @@ enum Command {
     /// OBF file with scores) by empties bucket: mean absolute error, RMSE and bias of the
     /// static evaluation (or of a `--depth` search) against each position's best listed score.
     EvalError(EvalErrorArgs),
+    /// Print the odd-even swing of the evaluation: the mean of v(P) + v(Q) over the positions
+    /// P of FILE and their best child Q, both searched to the same depth, by empties bucket and
+    /// depth, and its change between neighbouring depths. A consistent evaluation gives about 0
+    /// at every depth. See docs/eval.md, "The odd-even swing".
+    EvalSwing(EvalSwingArgs),
     /// Join the residual nets of two weights files at some empties counts into their
     /// ensemble (one net with both nets' hidden units, whose correction is the weighted mean
     /// of theirs); everything else comes from BASE. See docs/eval.md.
@@ -517,6 +522,36 @@ struct EvalErrorArgs {
     /// Measure a depth-D search instead of the static evaluation (0 = static).
     #[arg(long, allow_negative_numbers = true, default_value_t = 0, value_parser = whole::<u32>(0..=30))]
     depth: u32,
+    /// Measure the children of each position instead, one per scored move, labelled with the
+    /// negated move score (on a `flank evalset` set of exact move scores: the positions a
+    /// search evaluates, not only the ones good players reach): `all`, or only those after
+    /// the `best` or the `other` moves.
+    #[arg(long, value_name = "all|best|other", num_args = 0..=1, default_missing_value = "all", value_parser = ["all", "best", "other"])]
+    children: Option<String>,
+    #[command(flatten)]
+    eval: EvalArg,
+}
+
+#[derive(Args, Debug)]
+struct EvalSwingArgs {
+    /// The positions: OBF lines or board strings, one a line (`-` = stdin).
+    file: PathBuf,
+    /// Depths to measure: comma-separated depths and ranges (0 = the static evaluation, whose
+    /// best child is the one with the lowest static value).
+    #[arg(long, default_value = "0-4,8,9,12,13", value_parser = parse_depths)]
+    depths: NumberList,
+    /// Empties per bucket (buckets start at multiples of it).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 10, value_parser = whole::<u32>(1..=64))]
+    bucket: u32,
+    /// Measure only positions with these empties (one count or a range such as 20-50).
+    #[arg(long, allow_negative_numbers = true, default_value = "20-50", value_parser = parse_empties_range)]
+    empties: (u32, u32),
+    /// Threads, each measuring whole positions with its own one-thread search (default: all
+    /// cores; the figures do not depend on it).
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
+    threads: Option<u64>,
+    #[command(flatten)]
+    mpc: MpcArg,
     #[command(flatten)]
     eval: EvalArg,
 }
@@ -529,8 +564,8 @@ struct RefitArgs {
     /// The weights file to start from: `trained` (the built-in weights) or a file.
     #[arg(long, default_value = "trained")]
     base: String,
-    /// Phases to refit (phase p holds 2p and 2p + 1 empties; phases below 12 need labels
-    /// from solving, which `flank train` makes).
+    /// Phases to refit, 5-29 (phase p holds 2p and 2p + 1 empties; below 5 the residual
+    /// nets depend on the linear weights: use `flank train`).
     #[arg(long, allow_negative_numbers = true, default_value = "12-29", value_parser = parse_phases)]
     phases: NumberList,
     /// Self-play record files (`flank selfplay`); repeat for several.
@@ -545,6 +580,24 @@ struct RefitArgs {
     /// One WTHOR position in this many gets a search label.
     #[arg(long, allow_negative_numbers = true, default_value_t = 4, value_parser = whole::<u64>(1..=1_000_000))]
     search_every: u64,
+    /// Empties E of the second label anchor (0 = none): a WTHOR position whose side to move
+    /// is not the side to move at 24 empties is labelled with the exact score of the game's
+    /// position at E or E - 1 empties with its side to move (solved), not with the
+    /// theoretical score at 24, which charges it one more move's mistakes than its opponent.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0, value_parser = whole::<u32>(0..=23))]
+    parity_anchor: u32,
+    /// One WTHOR position in this many also gives one of its children after a move the game
+    /// did not play, labelled by a search (0 = none; see --children-depth).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0, value_parser = whole::<u64>(0..=1_000_000))]
+    children_every: u64,
+    /// Depth d of the children's searches: their label is the mean of the values at d - 1 and
+    /// d.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 8, value_parser = whole::<u32>(2..=20))]
+    children_depth: u32,
+    /// Weight of each child in the fit, in game positions (a whole number: the child counts
+    /// this many times).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = whole::<u32>(1..=100))]
+    children_weight: u32,
     /// Weight of the search value in a mixed label, 0-1 (0: game results only).
     #[arg(long, allow_negative_numbers = true, default_value_t = 0.5, value_parser = parse_mix)]
     mix: f64,
@@ -872,6 +925,18 @@ fn help_target() -> String {
     }
 }
 
+/// `path` for reading, buffered (`-`: stdin).
+///
+/// # Errors
+/// A file that cannot be opened, with its path.
+fn open_input(path: &std::path::Path) -> Result<Box<dyn io::BufRead>> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(io::stdin().lock()));
+    }
+    let f = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(Box::new(io::BufReader::new(f)))
+}
+
 fn run(cli: Cli) -> Result<ExitCode> {
     let command = cli.command.unwrap_or(Command::Gtp(cli.gtp));
     // The evaluator is process-wide and chosen before any search. `train` plays its self-play
@@ -887,6 +952,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::MpcCalibrate(a) => a.eval.clone(),
         Command::Selfplay(a) => a.eval.eval.clone(),
         Command::EvalError(a) => a.eval.eval.clone(),
+        Command::EvalSwing(a) => a.eval.eval.clone(),
         Command::Refit(a) => a.eval.eval.clone(),
         Command::Perft(_) | Command::Match(_) | Command::Ensemble(_) | Command::Book(_) => None,
         Command::Evalset(a) => a.eval.eval.clone(),
@@ -948,20 +1014,32 @@ fn run(cli: Cli) -> Result<ExitCode> {
         })?,
         Command::MpcCalibrate(args) => run_calibrate(args)?,
         Command::EvalError(args) => {
-            let input: Box<dyn io::BufRead> = if args.file.as_os_str() == "-" {
-                Box::new(io::stdin().lock())
-            } else {
-                let f = std::fs::File::open(&args.file)
-                    .with_context(|| format!("cannot read {}", args.file.display()))?;
-                Box::new(io::BufReader::new(f))
-            };
+            let input = open_input(&args.file)?;
             cli::eval_error::run_eval_error(
                 input,
                 &mut io::stdout().lock(),
                 args.bucket,
                 args.depth,
+                match args.children.as_deref() {
+                    None => cli::eval_error::Measured::Positions,
+                    Some("best") => cli::eval_error::Measured::BestChildren,
+                    Some("other") => cli::eval_error::Measured::OtherChildren,
+                    Some(_) => cli::eval_error::Measured::Children,
+                },
                 16,
             )?
+        }
+        Command::EvalSwing(args) => {
+            let input = open_input(&args.file)?;
+            let settings = cli::eval_swing::SwingSettings {
+                depths: args.depths.0.iter().map(|&d| d as u32).collect(),
+                width: args.bucket,
+                range: args.empties,
+                threads: args.threads.map_or_else(all_cores, |t| t as usize),
+                mpc: args.mpc.mpc.map(|m| m.0),
+                hash_mb: 16,
+            };
+            cli::eval_swing::run_eval_swing(input, &mut io::stdout().lock(), &settings)?
         }
         Command::Refit(args) => {
             let data = flank::data::data_root().map_err(anyhow::Error::msg);
@@ -982,6 +1060,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 selfplay: args.selfplay,
                 search_depth: args.search_depth,
                 search_every: args.search_every,
+                parity_anchor: args.parity_anchor,
+                children_every: args.children_every,
+                children_depth: args.children_depth,
+                children_weight: args.children_weight,
                 mix: args.mix,
                 lambda: args.lambda,
                 iterations: args.iterations,

@@ -194,6 +194,48 @@ fn eval_error_reports_the_static_evaluation_against_the_labels() {
 }
 
 #[test]
+fn eval_swing_sums_a_position_and_its_best_child() {
+    // The classic evaluation at depth 0: the position after f5 plus its child with the lowest
+    // static value.
+    let after_f5 = flank::notation::parse_transcript("f5").unwrap().1.board;
+    let line = "---------------------------OX------XXX-------------------------- O\n";
+    let (code, out, err) = flank(
+        &[
+            "eval-swing",
+            "-",
+            "--eval",
+            "classic",
+            "--depths",
+            "0,1",
+            "--empties",
+            "50-59",
+            "--threads",
+            "1",
+        ],
+        line,
+    );
+    assert_eq!(code, 0, "{err}");
+    let lowest = after_f5
+        .legal_moves()
+        .map(|sq| flank::eval::classic::evaluate(&after_f5.make_move(sq)))
+        .min()
+        .unwrap();
+    let expected = flank::eval::classic::evaluate(&after_f5) + lowest;
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("50-59"))
+        .unwrap_or_default();
+    let static_sum: f64 = row.split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert_eq!(static_sum, expected as f64, "{out}");
+    assert!(out.contains("static-d1"), "{out}");
+    // No position in range, and a malformed depth list: a one-line error, exit 2.
+    let (code, _, err) = flank(&["eval-swing", "-", "--empties", "20-30"], line);
+    assert_eq!((code, err.lines().count()), (2, 1), "{err}");
+    let (code, _, err) = flank(&["eval-swing", "-", "--depths", "3-1"], line);
+    assert_eq!((code, err.lines().count()), (2, 1), "{err}");
+}
+
+#[test]
 fn refit_changes_only_the_chosen_phases_and_keeps_nets_and_probcut() {
     let games = temp("refit-games.txt");
     let (code, err) = selfplay(&games, &["--games", "6", "--threads", "2"]);

@@ -7,6 +7,7 @@ pub mod bench;
 pub mod book;
 pub mod ensemble;
 pub mod eval_error;
+pub mod eval_swing;
 pub mod evalset;
 pub mod gtp;
 pub mod match_cmd;

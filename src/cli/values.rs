@@ -87,6 +87,18 @@ pub fn parse_empties(s: &str) -> Result<NumberList, String> {
     parse_list(s, 60, "an empties count")
 }
 
+/// Parses `--depths` of `flank eval-swing`: comma-separated search depths (0-30, 0 = static)
+/// and ranges (`0-4,8,9`), each once, in the order given.
+///
+/// # Errors
+/// A part that is not a depth, or an empty range.
+pub fn parse_depths(s: &str) -> Result<NumberList, String> {
+    match parse_list(s, 30, "a depth")? {
+        NumberList(v) if v.is_empty() => Err("no depth given".to_string()),
+        list => Ok(list),
+    }
+}
+
 /// A list of numbers 0..=`max` and ranges, or `none`; `what` names one in errors.
 fn parse_list(s: &str, max: usize, what: &str) -> Result<NumberList, String> {
     if s == "none" {

@@ -4,10 +4,27 @@
 //! ProbCut table).
 //!
 //! Labels, side to move's view, in discs:
+//! - a WTHOR position with at most 14 empties (when a phase below 12 is refitted): its exact
+//!   score; with 15-23 empties: `flank train`'s interpolation between the theoretical score
+//!   at 24 and the exact score at 14 empties, or the second anchor's score (below);
 //! - a WTHOR position with at least 24 empties: the game's theoretical score (perfect play
-//!   from 24 empties, recorded in WTHOR); a sampled share of them (one in
+//!   from 24 empties, recorded in WTHOR), from the position's side to move's view. That score
+//!   is what the game's moves from the position down to 24 empties led to under perfect play
+//!   after them, so it charges the players' mistakes on the way to the position: when the
+//!   side to move at 24 empties is the other side, the side to move made one more move than
+//!   its opponent, and the label is low by one move's mean loss (an odd-even bias that the
+//!   fit learns as a bias of the side to move at every other empties count). With
+//!   [`RefitOptions::parity_anchor`] `E`, those positions are labelled instead with the exact
+//!   score of the game's position at `E` or `E − 1` empties whose side to move is theirs
+//!   (flank's exact solve), so that both sides made as many moves; a sampled share of them (one in
 //!   [`RefitOptions::search_every`]) gets `mix × v + (1 − mix) × theoretical`, `v` the value
 //!   of a depth-[`RefitOptions::search_depth`] search with the active evaluation;
+//! - with [`RefitOptions::children_every`], one WTHOR position in that many also gives one of
+//!   its children after a move the game did not play (drawn by the position's hash), the
+//!   kind of position a search evaluates and a game never shows: labelled with the mean of
+//!   the values at depths `d − 1` and `d` ([`RefitOptions::children_depth`]) of one
+//!   iterative-deepening search, so that the two parities' opposite biases cancel, and
+//!   weighted [`RefitOptions::children_weight`] times a game position;
 //! - a self-play position ([`crate::train::selfplay_records`]): `mix × its search value +
 //!   (1 − mix) × the game's exact score`.
 //!
@@ -29,6 +46,7 @@ use rayon::prelude::*;
 use super::fit::{fit_one_phase, quantise};
 use super::progress::bar;
 use super::selfplay_records::read_records;
+use super::wthor_labels::interpolate;
 use super::{
     is_held_out, load_test_positions, read_wthor_games, replay_wthor, splitmix, worker_engine,
 };
@@ -56,6 +74,18 @@ pub struct RefitOptions {
     pub search_depth: u32,
     /// One WTHOR position in this many gets a search label.
     pub search_every: u64,
+    /// Empties `E` of the second anchor (0: none): positions whose side to move is not the
+    /// side to move at 24 empties are labelled with the exact score of the game's position
+    /// with `E` or `E − 1` empties whose side to move is theirs (see the module header).
+    pub parity_anchor: u32,
+    /// One WTHOR position in this many also gives a child after a move the game did not play
+    /// (0: none).
+    pub children_every: u64,
+    /// The children's search depth `d` (their label: the mean of the values at `d − 1` and
+    /// `d`); at least 2.
+    pub children_depth: u32,
+    /// Weight of a child in the fit, as a number of copies (1: as a game position).
+    pub children_weight: u32,
     /// Weight of the search value in a mixed label (0: results only, 1: search only).
     pub mix: f64,
     /// Ridge strength towards the base weights.
@@ -87,6 +117,80 @@ fn window(phases: &[usize]) -> (u32, u32) {
         lo.saturating_sub(PHASE_WIDTH / 2),
         (hi + PHASE_WIDTH / 2).min(60),
     )
+}
+
+/// The lowest phase a refit may change (10-11 empties): the phases below hold the inputs of
+/// the residual nets, which are trained on their linear weights.
+pub const MIN_PHASE: usize = 5;
+
+/// Positions with at most this many empties are labelled by an exact solve, as in `flank
+/// train`; between it and 24 empties the label is interpolated (or the second anchor's).
+const SOLVED_EMPTIES: u32 = 14;
+
+/// The exact score of `board`, side to move's view, in discs (the engine's table is cleared
+/// after it).
+fn exact_score(engine: &mut crate::engine::Engine, board: &Board) -> f64 {
+    let limits = SearchLimits {
+        mode: SolveMode::Exact,
+        ..SearchLimits::default()
+    };
+    let score = engine.search(board, &limits, &mut |_| {}).score as f64;
+    engine.new_game();
+    score
+}
+
+/// The second label anchor of a game (see [`RefitOptions::parity_anchor`]): the side to move
+/// and black's exact score of the game's position at `empties` or `empties − 1` empties whose
+/// side to move is not `side24`, solved exactly; `None` when `empties` is 0, there is no
+/// such position or the game has no position at 24 empties.
+fn late_anchor(
+    engine: &mut crate::engine::Engine,
+    positions: &[crate::othello::position::Position],
+    side24: Option<Color>,
+    empties: u32,
+) -> Option<(Color, f64)> {
+    let side24 = side24?;
+    if empties == 0 {
+        return None;
+    }
+    let p = positions.iter().find(|p| {
+        let e = p.board.empties();
+        (e == empties || e + 1 == empties) && p.side != side24
+    })?;
+    let score = exact_score(engine, &p.board);
+    Some((p.side, side_view(p.side, score)))
+}
+
+/// A child of `board` after a legal move other than the one that leads to `played` (the
+/// game's next position), drawn by `pick`; `None` when the game's move was the only one.
+fn other_child(board: &Board, played: Option<&Board>, pick: u64) -> Option<Board> {
+    let others: Vec<Board> = board
+        .legal_moves()
+        .map(|sq| board.make_move(sq))
+        .filter(|c| played.is_none_or(|p| p != c))
+        .collect();
+    (!others.is_empty()).then(|| others[(pick % others.len() as u64) as usize])
+}
+
+/// The mean of the values at depths `depth − 1` and `depth` of one iterative-deepening
+/// search of `board` (midgame, never a solve), side to move's view, in discs.
+fn parity_mean_value(engine: &mut crate::engine::Engine, board: &Board, depth: u32) -> f64 {
+    let limits = SearchLimits {
+        mode: SolveMode::Midgame,
+        depth: Some(depth),
+        ..SearchLimits::default()
+    };
+    let mut before = None;
+    let r = engine.search(board, &limits, &mut |i| {
+        if i.depth + 1 == depth {
+            before = Some(i.score);
+        }
+    });
+    let last = r.score as f64;
+    match before {
+        Some(b) if r.depth == depth => (b as f64 + last) / 2.0,
+        _ => last,
+    }
 }
 
 /// Labels the WTHOR positions within `empties` (see the module header).
@@ -121,12 +225,44 @@ fn wthor_positions(opts: &RefitOptions, empties: (u32, u32)) -> Result<(Vec<Labe
             }
             let t = (2 * g.theoretical_score as i32 - 64) as f64;
             engine.new_game();
+            // The side to move at 24 empties, and the second anchor: (side, black's exact score).
+            let side24 = positions
+                .iter()
+                .find(|p| p.board.empties() == 24)
+                .map(|p| p.side);
+            let second = late_anchor(engine, &positions, side24, opts.parity_anchor);
+            // Black's exact score at the first position with at most SOLVED_EMPTIES empties
+            // (`flank train`'s anchor of the interpolation), when the window reaches below 24.
+            let first_solved = if empties.0 < 24 {
+                positions
+                    .iter()
+                    .find(|p| p.board.empties() <= SOLVED_EMPTIES)
+                    .map(|p| side_view(p.side, exact_score(engine, &p.board)))
+            } else {
+                None
+            };
             for (ply, p) in positions.iter().enumerate() {
                 let e = p.board.empties();
-                if e < 24.max(empties.0) || e > empties.1 || !p.board.has_moves() {
+                if e < empties.0 || e > empties.1 || !p.board.has_moves() {
                     continue;
                 }
-                let result = side_view(p.side, t);
+                let odd = match (side24, second) {
+                    (Some(s), Some((s2, exact))) if s != p.side && s2 == p.side => Some(exact),
+                    _ => None,
+                };
+                let result = if e <= SOLVED_EMPTIES {
+                    exact_score(engine, &p.board)
+                } else if let Some(exact) = odd {
+                    side_view(p.side, exact)
+                } else if e < 24 {
+                    let Some(a) = first_solved else { continue };
+                    side_view(
+                        p.side,
+                        interpolate(t as i32, a as i32, e, SOLVED_EMPTIES) as f64,
+                    )
+                } else {
+                    side_view(p.side, t)
+                };
                 let pick = splitmix(((gi as u64) << 8) ^ ply as u64 ^ 0x5EA2_C41A_B31E_0001);
                 let label =
                     if opts.search_depth > 0 && pick.is_multiple_of(opts.search_every.max(1)) {
@@ -142,6 +278,20 @@ fn wthor_positions(opts: &RefitOptions, empties: (u32, u32)) -> Result<(Vec<Labe
                         result
                     };
                 out.push((p.board, label, gi as u32));
+                if opts.children_every > 0 && (pick >> 32).is_multiple_of(opts.children_every) {
+                    let played = positions.get(ply + 1).map(|n| &n.board);
+                    if let Some(c) = other_child(&p.board, played, pick >> 12)
+                        && c.empties() >= empties.0
+                        && c.has_moves()
+                    {
+                        engine.new_game();
+                        let v = parity_mean_value(engine, &c, opts.children_depth);
+                        searched += 1;
+                        for _ in 0..opts.children_weight.max(1) {
+                            out.push((c, v, gi as u32));
+                        }
+                    }
+                }
             }
             (out, searched)
         })
@@ -179,6 +329,11 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
     if opts.phases.is_empty() {
         bail!("no phase to refit");
     }
+    if let Some(p) = opts.phases.iter().find(|&&p| p < MIN_PHASE) {
+        bail!(
+            "phase {p} cannot be refitted: the residual nets at 2-9 empties are trained on the linear weights of phases below {MIN_PHASE} (use flank train)"
+        );
+    }
     let base_bytes = if opts.base == "trained" {
         weights::EMBEDDED.to_vec()
     } else {
@@ -191,12 +346,13 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
     let (mut samples, wthor_games, searched) = wthor_positions(opts, empties)?;
     writeln!(
         out,
-        "wthor: {} positions with {}-{} empties, {searched} of them labelled with a depth-{} search (mix {}) ({} s so far)",
+        "wthor: {} positions with {}-{} empties, {searched} of them labelled with a depth-{} search (mix {}) or children at depth {} ({} s so far)",
         samples.len(),
-        empties.0.max(24),
+        empties.0,
         empties.1,
         opts.search_depth,
         opts.mix,
+        opts.children_depth,
         start.elapsed().as_secs()
     )?;
     let mut next_game = wthor_games;
@@ -322,4 +478,91 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
         start.elapsed().as_secs_f64()
     )?;
     Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Engine, EngineConfig};
+    use crate::othello::position::Position;
+    use crate::othello::square::Move;
+
+    fn engine() -> Engine {
+        Engine::new(EngineConfig {
+            hash_mb: 1,
+            threads: 1,
+        })
+    }
+
+    #[test]
+    fn other_children_exclude_the_played_move() {
+        let start = Board::start();
+        let played = start.make_move(crate::othello::square::Square::from_index(37)); // f5
+        let mut seen: Vec<Board> = (0..12)
+            .filter_map(|pick| other_child(&start, Some(&played), pick))
+            .collect();
+        seen.sort_by_key(|b| (b.player, b.opponent));
+        seen.dedup();
+        assert_eq!(seen.len(), 3);
+        assert!(!seen.contains(&played));
+        assert!(
+            seen.iter()
+                .all(|c| start.legal_moves().any(|sq| start.make_move(sq) == *c))
+        );
+        // Only the played move is legal: no other child.
+        let only = Board::new(0b11, 0b100).unwrap(); // a1 b1 own, c1 theirs: d1 alone
+        assert_eq!(only.moves().count_ones(), 1);
+        let d1 = only.make_move(crate::othello::square::Square::from_index(3));
+        assert_eq!(other_child(&only, Some(&d1), 5), None);
+    }
+
+    #[test]
+    fn a_parity_mean_is_the_mean_of_two_depths() {
+        let after_f5 = crate::notation::parse_transcript("f5d6c3").unwrap().1.board;
+        let mut e = engine();
+        let mean = parity_mean_value(&mut e, &after_f5, 4);
+        let value = |d: u32| {
+            let mut e = engine();
+            let limits = SearchLimits {
+                mode: SolveMode::Midgame,
+                depth: Some(d),
+                ..SearchLimits::default()
+            };
+            e.search(&after_f5, &limits, &mut |_| {}).score as f64
+        };
+        assert_eq!(mean, (value(3) + value(4)) / 2.0);
+    }
+
+    #[test]
+    fn the_late_anchor_has_the_other_side_to_move_and_its_exact_score() {
+        // A game of first legal moves down to 11 empties.
+        let mut pos = Position::start();
+        let mut positions = Vec::new();
+        while pos.board.empties() > 11 {
+            if !pos.board.has_moves() {
+                pos = pos.play(Move::Pass).unwrap();
+                continue;
+            }
+            positions.push(pos);
+            let sq = pos.board.legal_moves().next().unwrap();
+            pos = pos.play(Move::Play(sq)).unwrap();
+        }
+        let side24 = positions
+            .iter()
+            .find(|p| p.board.empties() == 24)
+            .map(|p| p.side)
+            .unwrap();
+        let mut e = engine();
+        let (side, black) = late_anchor(&mut e, &positions, Some(side24), 13).unwrap();
+        assert_ne!(side, side24);
+        let anchor = positions
+            .iter()
+            .find(|p| p.board.empties() <= 13 && p.side == side)
+            .unwrap();
+        assert!(anchor.board.empties() >= 12);
+        let exact = exact_score(&mut engine(), &anchor.board);
+        assert_eq!(black, side_view(side, exact));
+        assert_eq!(late_anchor(&mut e, &positions, Some(side24), 0), None);
+        assert_eq!(late_anchor(&mut e, &positions, None, 13), None);
+    }
 }

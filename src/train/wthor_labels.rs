@@ -106,6 +106,16 @@ enum GameLabels {
     Used(Vec<Sample>, bool),
 }
 
+/// The label of a position with `e` empties between the anchors, black's view, in discs: the
+/// theoretical score `t` at 24 empties and the exact score `a` at `solve_empties` (< `e` <
+/// 24), interpolated linearly by empties, the step from `a` rounded to the nearest disc
+/// (halves away from `a`, in either direction).
+pub(crate) fn interpolate(t: Score, a: Score, e: u32, solve_empties: u32) -> Score {
+    let span = (24 - solve_empties) as f64;
+    let k = e as f64 - solve_empties as f64;
+    a + ((t - a) as f64 * k / span).round() as Score
+}
+
 /// Labels the positions of one WTHOR game (see the module header): `None` if the game is
 /// unusable. Also says whether the final score equals the theoretical score.
 fn label_wthor_game(
@@ -189,11 +199,7 @@ fn label_wthor_game(
                 (Some(v), _) => *v,
                 _ if e >= 24 => t,
                 // Between the anchors: interpolate by empties.
-                (None, Some(a)) => {
-                    let span = (24 - solve_empties) as i32;
-                    let k = e as i32 - solve_empties as i32;
-                    a + ((t - a) * k + span / 2) / span
-                }
+                (None, Some(a)) => interpolate(t, a, e, solve_empties),
                 (None, None) => t,
             };
             Sample {
@@ -205,4 +211,25 @@ fn label_wthor_game(
         .chain(deviations)
         .collect();
     Some((samples, exact_tail))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::interpolate;
+
+    #[test]
+    fn interpolation_runs_from_the_exact_score_to_the_theoretical_one() {
+        // Exact +10 at 14 empties, theoretical -10 at 24: 2 discs an empty.
+        assert_eq!(interpolate(-10, 10, 14, 14), 10);
+        assert_eq!(interpolate(-10, 10, 15, 14), 8);
+        assert_eq!(interpolate(-10, 10, 19, 14), 0);
+        assert_eq!(interpolate(-10, 10, 23, 14), -8);
+        assert_eq!(interpolate(-10, 10, 24, 14), -10);
+        // Rounding: 0 to +3 over 10 empties, 1 empty in: 0.3 rounds to 0; 5 in: 1.5 to 2;
+        // and downwards alike: 0 to -3, 5 in: -1.5 to -2.
+        assert_eq!(interpolate(3, 0, 15, 14), 0);
+        assert_eq!(interpolate(3, 0, 19, 14), 2);
+        assert_eq!(interpolate(-3, 0, 19, 14), -2);
+        assert_eq!(interpolate(-3, 0, 15, 14), 0);
+    }
 }

@@ -1,0 +1,375 @@
+//! `flank eval-swing`: the odd-even swing of an evaluation, the mean of v(P) + v(Q) over
+//! positions P and their best child Q, both searched to the same depth, by empties bucket and
+//! depth (a consistent evaluation gives about 0 at every depth).
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+
+use anyhow::{Result, bail};
+
+use super::solve::read_problems;
+use crate::engine::{Engine, EngineConfig, SearchLimits, SolveMode};
+use crate::eval::evaluate;
+use crate::othello::board::{Board, Score};
+use crate::othello::square::Move;
+
+/// The sum v(P) + v(Q) of `board` (P) and its best child Q at `depth`, in discs, each value
+/// from its own side to move's view; `None` when P has no legal move or Q must pass (a pass
+/// changes whose view the sum mixes).
+///
+/// Depth 0 is the static evaluation: Q is the child with the lowest static value (the move a
+/// depth-1 search plays) and v = [`evaluate`]. Depth `d` ≥ 1: P and Q are each searched to `d`
+/// plies by `engine` (midgame search, never a solve; its table cleared before each search, so
+/// the sum depends only on the position, the depth and the engine's settings), and Q is P
+/// after the move P's search chose.
+pub fn swing_sum(engine: &mut Engine, board: &Board, depth: u32) -> Option<Score> {
+    if !board.has_moves() {
+        return None;
+    }
+    if depth == 0 {
+        let q = board
+            .legal_moves()
+            .map(|sq| board.make_move(sq))
+            .min_by_key(evaluate)?;
+        return q.has_moves().then(|| evaluate(board) + evaluate(&q));
+    }
+    let limits = SearchLimits {
+        mode: SolveMode::Midgame,
+        depth: Some(depth),
+        ..SearchLimits::default()
+    };
+    engine.new_game();
+    let p = engine.search(board, &limits, &mut |_| {});
+    let Move::Play(sq) = p.best else { return None };
+    let q = board.make_move(sq);
+    if !q.has_moves() {
+        return None;
+    }
+    engine.new_game();
+    let vq = engine.search(&q, &limits, &mut |_| {}).score;
+    Some(p.score + vq)
+}
+
+/// The sums of one empties bucket at one depth, in discs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SwingCell {
+    /// Positions measured (those with a sum: see [`swing_sum`]).
+    pub positions: usize,
+    /// Mean of v(P) + v(Q).
+    pub mean: f64,
+    /// Standard deviation of v(P) + v(Q) (population).
+    pub sd: f64,
+}
+
+impl SwingCell {
+    /// The cell of `sums`.
+    pub fn of(sums: &[Score]) -> SwingCell {
+        let n = sums.len();
+        if n == 0 {
+            return SwingCell::default();
+        }
+        let mean = sums.iter().map(|&s| s as f64).sum::<f64>() / n as f64;
+        let var = sums.iter().map(|&s| (s as f64 - mean).powi(2)).sum::<f64>() / n as f64;
+        SwingCell {
+            positions: n,
+            mean,
+            sd: var.sqrt(),
+        }
+    }
+}
+
+/// The swing table: for each bucket (first and last empties) the cell of each depth, in the
+/// order of `depths`.
+pub type SwingTable = Vec<((u32, u32), Vec<SwingCell>)>;
+
+/// Measures every position of `boards` whose empties lie in `range` at every depth of
+/// `depths`, on `threads` threads (one engine of one search thread and `hash_mb` MiB each;
+/// positions are shared out in a fixed way and each search starts from a cleared table, so
+/// the table does not depend on `threads`), grouped in buckets of `width` empties starting at
+/// multiples of `width`.
+pub fn swing_table(
+    boards: &[Board],
+    depths: &[u32],
+    width: u32,
+    range: (u32, u32),
+    threads: usize,
+    mpc: Option<Option<f64>>,
+    hash_mb: usize,
+) -> Result<SwingTable> {
+    if width == 0 {
+        bail!("the bucket width must be at least 1");
+    }
+    let chosen: Vec<&Board> = boards
+        .iter()
+        .filter(|b| (range.0..=range.1).contains(&b.empties()))
+        .collect();
+    if chosen.is_empty() {
+        bail!(
+            "no position with {}-{} empties in the input",
+            range.0,
+            range.1
+        );
+    }
+    let threads = threads.clamp(1, chosen.len());
+    // Per position, per depth: the sum or None.
+    let mut sums: Vec<Vec<Option<Score>>> = vec![Vec::new(); chosen.len()];
+    std::thread::scope(|s| -> Result<()> {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let chosen = &chosen;
+                s.spawn(move || -> Result<Vec<(usize, Vec<Option<Score>>)>> {
+                    let mut engine = Engine::try_new(EngineConfig {
+                        hash_mb,
+                        threads: 1,
+                    })?;
+                    if let Some(m) = mpc {
+                        engine.set_mid_mpc(m);
+                    }
+                    Ok((t..chosen.len())
+                        .step_by(threads)
+                        .map(|i| {
+                            let row = depths
+                                .iter()
+                                .map(|&d| swing_sum(&mut engine, chosen[i], d))
+                                .collect();
+                            (i, row)
+                        })
+                        .collect())
+                })
+            })
+            .collect();
+        for h in handles {
+            let part = h
+                .join()
+                .map_err(|_| anyhow::anyhow!("a measuring thread failed"))??;
+            for (i, row) in part {
+                sums[i] = row;
+            }
+        }
+        Ok(())
+    })?;
+    let mut buckets: BTreeMap<u32, Vec<Vec<Score>>> = BTreeMap::new();
+    for (b, row) in chosen.iter().zip(&sums) {
+        let cells = buckets
+            .entry(b.empties() / width * width)
+            .or_insert_with(|| vec![Vec::new(); depths.len()]);
+        for (k, s) in row.iter().enumerate() {
+            if let Some(s) = s {
+                cells[k].push(*s);
+            }
+        }
+    }
+    Ok(buckets
+        .into_iter()
+        .map(|(k, cells)| {
+            let first = k.max(range.0);
+            let last = (k + width - 1).min(range.1);
+            (
+                (first, last),
+                cells.iter().map(|c| SwingCell::of(c)).collect(),
+            )
+        })
+        .collect())
+}
+
+/// Writes `table` (measured at `depths`) as text: per bucket a row of means and a row of
+/// standard deviations, then the swing between each pair of neighbouring depths (d, d + 1) in
+/// `depths`: mean(d) − mean(d + 1).
+///
+/// # Errors
+/// A failed write.
+pub fn write_swing_table<W: Write>(out: &mut W, table: &SwingTable, depths: &[u32]) -> Result<()> {
+    let name = |d: u32| {
+        if d == 0 {
+            "static".to_string()
+        } else {
+            format!("d{d}")
+        }
+    };
+    writeln!(
+        out,
+        "mean of v(P) + v(best child), discs (sd below; n = positions measured)"
+    )?;
+    write!(out, "{:<9}{:>6}", "empties", "n")?;
+    for &d in depths {
+        write!(out, "{:>8}", name(d))?;
+    }
+    writeln!(out)?;
+    for ((first, last), cells) in table {
+        let n = cells.iter().map(|c| c.positions).max().unwrap_or(0);
+        write!(out, "{:<9}{:>6}", format!("{first}-{last}"), n)?;
+        for c in cells {
+            write!(out, "{:>+8.2}", c.mean)?;
+        }
+        writeln!(out)?;
+        write!(out, "{:<9}{:>6}", "  sd", "")?;
+        for c in cells {
+            write!(out, "{:>8.2}", c.sd)?;
+        }
+        writeln!(out)?;
+    }
+    let pairs: Vec<usize> = (0..depths.len().saturating_sub(1))
+        .filter(|&k| depths[k] + 1 == depths[k + 1])
+        .collect();
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "swing: mean(d) - mean(d+1)")?;
+    write!(out, "{:<9}", "empties")?;
+    for &k in &pairs {
+        write!(
+            out,
+            "{:>10}",
+            format!("{}-{}", name(depths[k]), name(depths[k + 1]))
+        )?;
+    }
+    writeln!(out)?;
+    for ((first, last), cells) in table {
+        write!(out, "{:<9}", format!("{first}-{last}"))?;
+        for &k in &pairs {
+            write!(out, "{:>+10.2}", cells[k].mean - cells[k + 1].mean)?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// Settings of `flank eval-swing`.
+#[derive(Clone, Debug)]
+pub struct SwingSettings {
+    /// Depths to measure (0 = static).
+    pub depths: Vec<u32>,
+    /// Empties per bucket.
+    pub width: u32,
+    /// Fewest and most empties of the positions measured.
+    pub range: (u32, u32),
+    /// Threads, one position at a time each.
+    pub threads: usize,
+    /// `Some(t)` sets the midgame ProbCut (`None` inside: off); `None`: the default.
+    pub mpc: Option<Option<f64>>,
+    /// Table per thread, MiB.
+    pub hash_mb: usize,
+}
+
+/// Runs `flank eval-swing`: reads the positions of `input` (OBF lines or board strings, as
+/// `flank solve`), measures them and writes the table to `out`.
+///
+/// # Errors
+/// A line that is not a position, no position in the range, or a failed write.
+pub fn run_eval_swing<R: BufRead, W: Write>(
+    input: R,
+    out: &mut W,
+    settings: &SwingSettings,
+) -> Result<()> {
+    let boards: Vec<Board> = read_problems(input)?
+        .into_iter()
+        .map(|p| p.position.board)
+        .collect();
+    let table = swing_table(
+        &boards,
+        &settings.depths,
+        settings.width,
+        settings.range,
+        settings.threads,
+        settings.mpc,
+        settings.hash_mb,
+    )?;
+    write_swing_table(out, &table, &settings.depths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::othello::board::Board;
+
+    fn board(s: &str) -> Board {
+        crate::notation::parse_board_string(s).unwrap().board
+    }
+
+    #[test]
+    fn a_search_that_reaches_the_end_is_consistent() {
+        // 9 empties: a depth-10 midgame search reaches the end of the game,
+        // so v(P) and v(Q) are exact and a best child's value is exactly the negation.
+        let p = board("OOOOOOOOOOOOXOOOOOXXOXOOOOXXXOOO-OXXXOOO-OOXOXO-OOOXOXX---OOO--- X");
+        assert_eq!(p.empties(), 9);
+        let mut e = Engine::new(EngineConfig {
+            hash_mb: 1,
+            threads: 1,
+        });
+        assert_eq!(swing_sum(&mut e, &p, 10), Some(0));
+    }
+
+    #[test]
+    fn static_sum_is_the_position_and_its_lowest_child() {
+        let p = board("---------------------------OX------XO--------------------------- X");
+        let mut e = Engine::new(EngineConfig {
+            hash_mb: 1,
+            threads: 1,
+        });
+        let lowest = p
+            .legal_moves()
+            .map(|sq| evaluate(&p.make_move(sq)))
+            .min()
+            .unwrap();
+        assert_eq!(swing_sum(&mut e, &p, 0), Some(evaluate(&p) + lowest));
+    }
+
+    #[test]
+    fn no_sum_without_a_move() {
+        // Game over: the board is full.
+        let p = board(&format!("{}{} X", "X".repeat(32), "O".repeat(32)));
+        let mut e = Engine::new(EngineConfig {
+            hash_mb: 1,
+            threads: 1,
+        });
+        assert_eq!(swing_sum(&mut e, &p, 0), None);
+        assert_eq!(swing_sum(&mut e, &p, 3), None);
+    }
+
+    #[test]
+    fn cells_and_table_text() {
+        let c = SwingCell::of(&[1, 3, 5, 7]);
+        assert_eq!((c.positions, c.mean), (4, 4.0));
+        assert!((c.sd - 5f64.sqrt()).abs() < 1e-12);
+        assert_eq!(SwingCell::of(&[]), SwingCell::default());
+        let table: SwingTable = vec![(
+            (20, 29),
+            vec![
+                SwingCell::of(&[-2, -4]),
+                SwingCell::of(&[6, 4]),
+                SwingCell::of(&[0]),
+            ],
+        )];
+        let mut out = Vec::new();
+        write_swing_table(&mut out, &table, &[0, 1, 3]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], "empties       n  static      d1      d3");
+        assert_eq!(lines[2], "20-29         2   -3.00   +5.00   +0.00");
+        assert_eq!(lines[3], "  sd               1.00    1.00    0.00");
+        // Only the neighbouring pair static-d1 has a swing: -3 - 5.
+        assert_eq!(lines[5], "empties   static-d1");
+        assert_eq!(lines[6], "20-29         -8.00");
+    }
+
+    #[test]
+    fn the_table_does_not_depend_on_threads() {
+        let set = "---------------------------OX------XO--------------------------- X\n\
+                   OOOOOOOOOOOOXOOOOOXXOXOOOOXXXOOO-OXXXOOO-OOXOXO-OOOXOXX---OOO--- X\n\
+                   ---------------------------OX------XXX-------------------------- O\n";
+        let boards: Vec<Board> = read_problems(set.as_bytes())
+            .unwrap()
+            .into_iter()
+            .map(|p| p.position.board)
+            .collect();
+        let one = swing_table(&boards, &[0, 2, 3], 10, (1, 60), 1, None, 1).unwrap();
+        let two = swing_table(&boards, &[0, 2, 3], 10, (1, 60), 2, None, 1).unwrap();
+        assert_eq!(one, two);
+        // Buckets 1-9 (9 empties) and 50-59 (59 and 60 empties, clipped to 60).
+        assert_eq!(
+            one.iter().map(|(b, _)| *b).collect::<Vec<_>>(),
+            vec![(1, 9), (50, 59), (60, 60)]
+        );
+        assert!(swing_table(&boards, &[1], 10, (30, 40), 1, None, 1).is_err());
+    }
+}
