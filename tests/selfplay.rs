@@ -65,6 +65,18 @@ fn games_end_with_their_exact_score_and_resume_and_shard_to_the_same_set() {
     let mut indices: Vec<u64> = records.iter().map(|r| r.index).collect();
     indices.sort();
     assert_eq!(indices, [0, 1, 2, 3]);
+    // A gzipped copy (as the committed corpus shards are kept) reads the same; self-play
+    // refuses to append to one.
+    let gz = temp("a.txt.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut enc, &std::fs::read(&a).unwrap()).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    let (gz_header, gz_records) = read_records(&gz).unwrap();
+    assert_eq!(gz_header, header);
+    assert_eq!(gz_records, records);
+    let (code, err) = selfplay(&gz, &["--games", "1"]);
+    assert_eq!((code, err.lines().count()), (2, 1), "{err}");
+    let _ = std::fs::remove_file(&gz);
     for r in &records {
         // Replay: the game is played to its end, and from the exact solve on every move is
         // perfect, so the final disc difference is the recorded exact score.

@@ -387,15 +387,21 @@ pub fn play_game(
     }
 }
 
-/// Reads a self-play file: its header (the first line) and its records.
+/// Reads a self-play file: its header (the first line) and its records. A file whose name
+/// ends in `.gz` is read through gzip (the committed corpus shards are kept so).
 ///
 /// # Errors
-/// A file that cannot be read or a bad line (with its line number).
+/// A file that cannot be read or decompressed, or a bad line (with its line number).
 pub fn read_records(path: &Path) -> Result<(String, Vec<GameRecord>)> {
     let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let reader: Box<dyn BufRead> = if path.extension().is_some_and(|x| x == "gz") {
+        Box::new(BufReader::new(flate2::read::GzDecoder::new(file)))
+    } else {
+        Box::new(BufReader::new(file))
+    };
     let mut header = String::new();
     let mut records = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
+    for (i, line) in reader.lines().enumerate() {
         let line = line.with_context(|| format!("cannot read {}", path.display()))?;
         if line.starts_with('#') {
             if i == 0 {
@@ -488,6 +494,12 @@ pub fn run(settings: &SelfplaySettings, out: &Path) -> Result<SelfplaySummary> {
 /// Makes `out` ready to be appended to: creates it with `header`, or checks that its header is
 /// `header`, drops a partial last line, and returns the game indices it holds.
 fn prepare_output(out: &Path, header: &str) -> Result<HashSet<u64>> {
+    if out.extension().is_some_and(|x| x == "gz") {
+        bail!(
+            "{}: self-play appends plain text; gzip a finished file instead",
+            out.display()
+        );
+    }
     if !out.exists() {
         std::fs::write(out, format!("{header}\n"))
             .with_context(|| format!("cannot write {}", out.display()))?;
