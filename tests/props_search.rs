@@ -128,7 +128,7 @@ proptest! {
         let mut e = engine();
         let limits = SearchLimits { depth: Some(b.empties()), mode: SolveMode::Midgame, ..Default::default() };
         let r = e.search(&b, &limits, &mut |_| {});
-        prop_assert_eq!(r.score, negamax(&b));
+        prop_assert_eq!(r.score, negamax(&b), "{:x} {:x} e{}", b.player, b.opponent, b.empties());
     }
 }
 

@@ -306,9 +306,12 @@ impl Searcher {
             }
             None => None,
         };
+        // ProbCut only where the search stops short of the end of the game: a node whose
+        // depth reaches every game end is searched exactly, as a solve would.
         if depth >= probcut::MID_MPC_MIN_DEPTH
             && beta == alpha + 1
             && self.mid_mpc.is_some()
+            && (depth as u32) < 64 - (p | o).count_ones()
             && let Some(v) = self.mid_probcut(p, o, alpha, depth)
         {
             return (v, tt_move.map_or(64, u32::from));
