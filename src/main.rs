@@ -15,8 +15,8 @@ use clap::{Args, Parser, Subcommand};
 
 use flank::cli::values::{
     IdRanges, MpcSetting, NumberList, parse_depths, parse_empties, parse_empties_range,
-    parse_id_ranges, parse_level, parse_move_time, parse_mpc, parse_phases, parse_rate,
-    parse_seconds, parse_whole_number,
+    parse_id_ranges, parse_lambda, parse_level, parse_mix, parse_move_time, parse_mpc,
+    parse_phases, parse_rate, parse_seconds, parse_temperature, parse_whole_number,
 };
 use flank::cli::{self, all_cores};
 use flank::engine::{Engine, EngineConfig};
@@ -614,16 +614,6 @@ struct RefitArgs {
     eval: EvalArg,
 }
 
-/// A label mix: a number in [0, 1].
-fn parse_mix(s: &str) -> Result<f64, String> {
-    number_in(s, |m| (0.0..=1.0).contains(&m), "a number in [0, 1]")
-}
-
-/// A ridge strength: a finite number in [0, 1e6].
-fn parse_lambda(s: &str) -> Result<f64, String> {
-    number_in(s, |l| (0.0..=1e6).contains(&l), "a number in [0, 1000000]")
-}
-
 #[derive(Args, Debug)]
 struct SelfplayArgs {
     /// Output file: created with a header of the settings, or extended when it holds games of
@@ -664,23 +654,6 @@ struct SelfplayArgs {
     hash: u64,
     #[command(flatten)]
     eval: EvalArg,
-}
-
-/// A softmax temperature: a finite number in (0, 100].
-fn parse_temperature(s: &str) -> Result<f64, String> {
-    number_in(
-        s,
-        |t| t > 0.0 && t <= 100.0,
-        "a temperature in (0, 100] discs",
-    )
-}
-
-/// `s` as a number that `ok` accepts; the error says `what` was expected.
-fn number_in(s: &str, ok: impl Fn(f64) -> bool, what: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if ok(v) => Ok(v),
-        _ => Err(format!("expected {what}, got {s:?}")),
-    }
 }
 
 #[derive(Args, Debug)]

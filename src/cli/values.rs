@@ -194,3 +194,39 @@ pub fn parse_seconds(s: &str) -> Result<u64, String> {
         )),
     }
 }
+
+/// Parses a label mix (`--mix`): a number in [0, 1].
+///
+/// # Errors
+/// Anything else, with the text quoted.
+pub fn parse_mix(s: &str) -> Result<f64, String> {
+    number_in(s, |m| (0.0..=1.0).contains(&m), "a number in [0, 1]")
+}
+
+/// Parses a ridge strength (`--lambda`): a finite number in [0, 1e6].
+///
+/// # Errors
+/// Anything else, with the text quoted.
+pub fn parse_lambda(s: &str) -> Result<f64, String> {
+    number_in(s, |l| (0.0..=1e6).contains(&l), "a number in [0, 1000000]")
+}
+
+/// Parses a softmax temperature (`--temperature`): a finite number in (0, 100] discs.
+///
+/// # Errors
+/// Anything else, with the text quoted.
+pub fn parse_temperature(s: &str) -> Result<f64, String> {
+    number_in(
+        s,
+        |t| t > 0.0 && t <= 100.0,
+        "a temperature in (0, 100] discs",
+    )
+}
+
+/// `s` as a number that `ok` accepts; the error says `what` was expected.
+fn number_in(s: &str, ok: impl Fn(f64) -> bool, what: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if ok(v) => Ok(v),
+        _ => Err(format!("expected {what}, got {s:?}")),
+    }
+}
