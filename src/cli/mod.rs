@@ -30,8 +30,9 @@ pub fn all_cores() -> usize {
 
 /// Makes `spec` (`trained`, `classic` or a weights file; `None`: the default) the
 /// process-wide evaluation, which must happen before any search; with `decode_now` the
-/// weights are decoded at once (about 0.3 s with the residual nets), not inside the first
-/// search, where it would count against the game clock or the first solve's time.
+/// weights are decoded at once (the built-in weights' linear part, about 0.03 s; their nets
+/// are decoded at their first use), not inside the first search, where it would count against
+/// the game clock or the first solve's time.
 ///
 /// # Errors
 /// A `spec` that names no evaluation or a weights file that cannot be read or decoded.

@@ -31,11 +31,10 @@ pub enum Evaluator {
 }
 
 impl Evaluator {
-    /// The trained weights built into the binary.
+    /// The trained weights built into the binary (their nets decoded on first use,
+    /// [`weights::embedded`]).
     pub fn embedded() -> Result<Evaluator, weights::WeightsError> {
-        Ok(Evaluator::Pattern(Box::new(weights::evaluator_from_bytes(
-            weights::EMBEDDED,
-        )?)))
+        Ok(Evaluator::Pattern(Box::new(weights::embedded()?)))
     }
 
     /// Parses an `--eval` value: `classic`, `trained` (the embedded weights) or the path of a

@@ -491,6 +491,128 @@ impl Nets {
     }
 }
 
+/// Decodes the net of one slot on first use: `None` if the slot's bytes do not hold a net
+/// (the decoder reports why on stderr).
+pub type NetLoader = std::sync::Arc<dyn Fn() -> Option<PhaseNet> + Send + Sync>;
+
+/// The nets of all slots as the evaluator holds them: each either present, or decoded from
+/// the weights file on its first use ([`LazyNets::packed`]), so that a process decodes only
+/// the nets its searches reach (the built-in weights' nets, 96 % of their bytes, correct 2–9
+/// empties only). After the first use of a slot its net is read like [`Nets`]' (one atomic
+/// load more).
+#[derive(Clone, Default)]
+pub struct LazyNets {
+    /// Indexed by slot; length [`NUM_SLOTS`] (or empty: no nets).
+    slots: Vec<LazySlot>,
+}
+
+#[derive(Clone)]
+struct LazySlot {
+    net: std::sync::OnceLock<Option<PhaseNet>>,
+    load: Option<NetLoader>,
+}
+
+impl LazySlot {
+    fn empty() -> LazySlot {
+        LazySlot {
+            net: std::sync::OnceLock::from(None),
+            load: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for LazyNets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyNets")
+            .field("slots", &self.slot_list())
+            .finish()
+    }
+}
+
+impl From<Nets> for LazyNets {
+    /// Every net present at once.
+    fn from(nets: Nets) -> LazyNets {
+        LazyNets {
+            slots: nets
+                .slots
+                .into_iter()
+                .map(|n| LazySlot {
+                    net: std::sync::OnceLock::from(n),
+                    load: None,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl LazyNets {
+    /// Nets decoded on first use: `loaders` lists `(slot, loader)` pairs (slots below
+    /// [`NUM_SLOTS`]; a later pair for the same slot replaces an earlier one).
+    pub fn packed(loaders: Vec<(usize, NetLoader)>) -> LazyNets {
+        if loaders.is_empty() {
+            return LazyNets::default();
+        }
+        let mut slots = vec![LazySlot::empty(); NUM_SLOTS];
+        for (slot, load) in loaders {
+            if let Some(s) = slots.get_mut(slot) {
+                *s = LazySlot {
+                    net: std::sync::OnceLock::new(),
+                    load: Some(load),
+                };
+            }
+        }
+        LazyNets { slots }
+    }
+
+    /// The net in `slot`, decoding it if this is its first use.
+    #[inline]
+    pub fn get(&self, slot: usize) -> Option<&PhaseNet> {
+        let s = self.slots.get(slot)?;
+        s.net
+            .get_or_init(|| s.load.as_ref().and_then(|load| load()))
+            .as_ref()
+    }
+
+    /// [`Nets::for_empties`]: the net of exactly `empties` empties if there is one, else
+    /// the net of its phase, if any.
+    #[inline]
+    pub fn for_empties(&self, empties: u32) -> Option<&PhaseNet> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        self.get(empties_slot(empties))
+            .or_else(|| self.get(phase(empties)))
+    }
+
+    /// The slots that have a net (decoded or not), in increasing order.
+    pub fn slot_list(&self) -> Vec<usize> {
+        (0..self.slots.len())
+            .filter(|&p| {
+                let s = &self.slots[p];
+                s.load.is_some() || s.net.get().is_some_and(|n| n.is_some())
+            })
+            .collect()
+    }
+
+    /// The slots whose nets are decoded so far, in increasing order.
+    pub fn decoded(&self) -> Vec<usize> {
+        (0..self.slots.len())
+            .filter(|&p| self.slots[p].net.get().is_some_and(|n| n.is_some()))
+            .collect()
+    }
+
+    /// Every net, decoding those not yet used.
+    pub fn to_nets(&self) -> Nets {
+        let mut nets = Nets::none();
+        for slot in self.slot_list() {
+            if let Some(n) = self.get(slot) {
+                nets.set(slot, n.clone());
+            }
+        }
+        nets
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,7 @@
 //! where a phase has one.
 
 use crate::eval::features::*;
-use crate::eval::net::Nets;
+use crate::eval::net::{LazyNets, Nets};
 use crate::othello::board::Board;
 
 /// A trained pattern evaluator: weights expanded to raw indices, one table per phase, and the
@@ -13,7 +13,7 @@ pub struct PatternEval {
     /// `NUM_PHASES × raw_len` weights in 1/[`SCALE`] discs, phase-major.
     raw: Vec<i16>,
     raw_len: usize,
-    nets: Nets,
+    nets: LazyNets,
     /// The midgame MPC calibration fitted with this evaluation (weights file version 4).
     mpc: Option<std::sync::Arc<crate::eval::mpc::MpcTable>>,
 }
@@ -35,13 +35,19 @@ impl PatternEval {
         Some(PatternEval {
             raw,
             raw_len: layout.raw_len,
-            nets: Nets::none(),
+            nets: LazyNets::default(),
             mpc: None,
         })
     }
 
     /// This evaluator with residual nets added (replacing any it had).
     pub fn with_nets(mut self, nets: Nets) -> PatternEval {
+        self.nets = nets.into();
+        self
+    }
+
+    /// This evaluator with nets that are decoded on first use ([`LazyNets::packed`]).
+    pub fn with_lazy_nets(mut self, nets: LazyNets) -> PatternEval {
         self.nets = nets;
         self
     }
@@ -58,7 +64,7 @@ impl PatternEval {
     }
 
     /// The residual nets (empty when the evaluation is purely linear).
-    pub fn nets(&self) -> &Nets {
+    pub fn nets(&self) -> &LazyNets {
         &self.nets
     }
 

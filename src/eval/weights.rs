@@ -1,34 +1,42 @@
-//! The weights file of the trained evaluation: a versioned, zlib-compressed, CRC-32-checked
-//! container of the compact pattern weights, and the copy embedded in the binary.
+//! The weights file of the trained evaluation: a versioned container of the compact pattern
+//! weights, the residual nets and the midgame MPC table, each a zlib stream with its CRC-32,
+//! and the copy embedded in the binary, whose nets are decoded on first use.
 //!
-//! Layout (all integers little-endian):
+//! Layout of version 5 ([`VERSION`], what [`encode`] writes; all integers little-endian):
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0–7 | magic `FLANKEVL` |
-//! | 8–11 | format version (u32: 1; 2 with a net section; 3, nets per slot; 4 = [`VERSION`], 3 plus the midgame MPC table) |
+//! | 8–11 | format version (u32) |
 //! | 12–15 | phases (u32, must equal [`NUM_PHASES`]) |
 //! | 16–19 | compact features per phase (u32, must equal [`Layout::compact_len`]) |
 //! | 20–23 | scale: weight units per disc (u32, must equal [`SCALE`]) |
-//! | 24–27 | CRC-32 (IEEE) of the uncompressed payload |
-//! | 28–31 | uncompressed payload length in bytes |
-//! | 32– | zlib stream of the payload |
+//! | 24–27 | section count `S` (u32, at most 2 + [`NUM_SLOTS`]) |
+//! | 28–31 | CRC-32 (IEEE) of the directory |
+//! | 32–(32 + 16·`S`) | the directory: per section its id (u32: 0 the linear weights, 1 the MPC table, 2 + slot a net), its zlib stream's length, its decoded length and the CRC-32 of its zlib stream (u32 each) |
+//! | then | the sections' zlib streams in directory order, the last one ending the file |
 //!
-//! The payload holds `phases × features` i16 weights in 1/[`SCALE`] discs, feature-major: for
-//! each compact feature id, its phase-0 weight and then the difference to the previous phase
-//! (wrapping i16), which compresses well because weights change smoothly across phases.
-//! Version 2 appends the residual nets to the payload, one per phase, all of 32 hidden units;
-//! version 3's net section ([`Nets::to_bytes`]) states each net's width and may also hold nets
-//! for one empties count (net slots ≥ [`NUM_PHASES`], see [`crate::eval::net::NUM_SLOTS`]).
-//! Version 4 appends the midgame multi-ProbCut calibration ([`crate::eval::mpc::MpcTable`]) to
-//! version 3's payload, then that section's length in bytes (u32) as the last 4 bytes.
-//! Versions 1 (no nets), 2 and 3 (no MPC table) are still read.
+//! The linear section holds `phases × features` i16 weights in 1/[`SCALE`] discs,
+//! feature-major: for each compact feature id, its phase-0 weight and then the difference to
+//! the previous phase (wrapping i16), which compresses well because weights change smoothly
+//! across phases. A net section holds one net as [`Nets::to_bytes`] writes it; the MPC section
+//! is [`MpcTable::to_bytes`]. Sections are separate streams so that a reader decodes only
+//! what it uses: [`embedded`] decodes the linear weights (1.9 MB of the built-in file's 45 MB)
+//! and the MPC table at once and each net at its first use, which is what lets every flank
+//! process answer at once; a weights file given by path is decoded and checked whole.
+//!
+//! Versions 1–4 (still read) were one zlib stream of one payload after a header whose bytes
+//! 24–27 held the payload's CRC-32 and 28–31 its length: the linear weights as above
+//! (version 1), then a net section ([`Nets::to_bytes`]; version 2's states 32 units for all
+//! nets, version 3's each net's width and nets for one empties count, slots ≥
+//! [`NUM_PHASES`]), then (version 4) the MPC table and that section's length (u32).
 //!
 //! [`Layout::compact_len`]: crate::eval::features::Layout::compact_len
 
 use std::fmt;
 use std::io::{Read, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 use flate2::Compression;
 use flate2::bufread::ZlibDecoder;
@@ -36,14 +44,13 @@ use flate2::write::ZlibEncoder;
 
 use crate::eval::features::{LAYOUT, NUM_PHASES, SCALE};
 use crate::eval::mpc::MpcTable;
-use crate::eval::net::{NUM_SLOTS, Nets};
+use crate::eval::net::{LazyNets, NUM_SLOTS, NetLoader, Nets, PhaseNet, WIDTHS};
 use crate::eval::pattern::PatternEval;
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FLANKEVL";
-/// Current format version (what [`encode`] writes; versions 1, without nets, and 2, nets per
-/// phase only, are also read).
-pub const VERSION: u32 = 4;
+/// Current format version (what [`encode`] writes; versions 1–4 are also read).
+pub const VERSION: u32 = 5;
 const HEADER_LEN: usize = 32;
 
 /// The default weights (`weights/flank-eval.bin`, the output of `flank train`), built into the
@@ -79,8 +86,10 @@ pub enum WeightsError {
     TrailingBytes(usize),
     /// The net section is malformed (the reason).
     Net(String),
-    /// The MPC section of a version-4 file is malformed (the reason).
+    /// The MPC section of a version-4 or -5 file is malformed (the reason).
     Mpc(String),
+    /// The section directory of a version-5 file is malformed (the reason).
+    Directory(String),
 }
 
 impl fmt::Display for WeightsError {
@@ -128,6 +137,7 @@ impl fmt::Display for WeightsError {
             }
             WeightsError::Net(e) => write!(f, "weights file's {e}"),
             WeightsError::Mpc(e) => write!(f, "weights file's {e}: file is damaged"),
+            WeightsError::Directory(e) => write!(f, "weights file's {e}: file is damaged"),
             WeightsError::Checksum(a, b) => write!(
                 f,
                 "weights checksum mismatch (computed {a:08x}, file says {b:08x}): file is damaged"
@@ -143,23 +153,74 @@ fn expected_layout() -> (u32, u32, u32) {
 }
 
 /// Encodes compact weights (`weights[phase * compact_len + id]`, 1/[`SCALE`] discs; length
-/// `NUM_PHASES × compact_len`) and the residual nets into the file format (version 3, no MPC
-/// table; [`encode_with_mpc`] adds one).
+/// `NUM_PHASES × compact_len`) and the residual nets into the file format (version 5, without
+/// an MPC table; [`encode_with_mpc`] adds one).
 pub fn encode(weights: &[i16], nets: &Nets) -> Vec<u8> {
-    container(3, &payload_v3(weights, nets))
+    encode_sections(weights, nets, None)
 }
 
-/// [`encode`] with the midgame MPC table `mpc` (version 4).
+/// [`encode`] with the midgame MPC table `mpc`.
 pub fn encode_with_mpc(weights: &[i16], nets: &Nets, mpc: &MpcTable) -> Vec<u8> {
-    let mut payload = payload_v3(weights, nets);
-    let section = mpc.to_bytes();
-    payload.extend_from_slice(&section);
-    payload.extend_from_slice(&(section.len() as u32).to_le_bytes());
-    container(VERSION, &payload)
+    encode_sections(weights, nets, Some(mpc))
 }
 
-/// The version-3 payload: the linear weights, then the net section.
-fn payload_v3(weights: &[i16], nets: &Nets) -> Vec<u8> {
+/// Section ids of the version-5 directory.
+const SECTION_LINEAR: u32 = 0;
+const SECTION_MPC: u32 = 1;
+const SECTION_NET: u32 = 2;
+const DIR_ENTRY: usize = 16;
+
+/// The version-5 file: the header, the directory, the sections' zlib streams.
+fn encode_sections(weights: &[i16], nets: &Nets, mpc: Option<&MpcTable>) -> Vec<u8> {
+    let mut sections = vec![(SECTION_LINEAR, linear_payload(weights))];
+    if let Some(t) = mpc {
+        sections.push((SECTION_MPC, t.to_bytes()));
+    }
+    for slot in nets.slot_list() {
+        let mut one = Nets::none();
+        if let Some(n) = nets.get(slot) {
+            one.set(slot, n.clone());
+        }
+        sections.push((SECTION_NET + slot as u32, one.to_bytes()));
+    }
+    let packed: Vec<Vec<u8>> = sections.iter().map(|(_, p)| zlib(p)).collect();
+    let mut dir = Vec::with_capacity(DIR_ENTRY * sections.len());
+    for ((id, plain), z) in sections.iter().zip(&packed) {
+        for v in [*id, z.len() as u32, plain.len() as u32, crc32fast::hash(z)] {
+            dir.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let (phases, n, scale) = expected_layout();
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    for v in [
+        VERSION,
+        phases,
+        n,
+        scale,
+        sections.len() as u32,
+        crc32fast::hash(&dir),
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&dir);
+    for z in packed {
+        out.extend_from_slice(&z);
+    }
+    out
+}
+
+/// `bytes` as one zlib stream at the best compression.
+fn zlib(bytes: &[u8]) -> Vec<u8> {
+    let mut z = ZlibEncoder::new(Vec::new(), Compression::best());
+    // Writing into a Vec cannot fail.
+    let _ = z.write_all(bytes);
+    z.finish().unwrap_or_default()
+}
+
+/// The linear weights as the files hold them: feature-major, each phase as the difference to
+/// the previous one.
+fn linear_payload(weights: &[i16]) -> Vec<u8> {
     let (phases, n, _) = expected_layout();
     let (phases_us, n_us) = (phases as usize, n as usize);
     let mut payload = Vec::with_capacity(weights.len() * 2);
@@ -171,11 +232,34 @@ fn payload_v3(weights: &[i16], nets: &Nets) -> Vec<u8> {
             prev = w;
         }
     }
+    payload
+}
+
+/// [`linear_payload`] read back (`payload` holds exactly `NUM_PHASES × compact_len` values).
+fn linear_weights(payload: &[u8]) -> Vec<i16> {
+    let (phases, n) = (NUM_PHASES, LAYOUT.compact_len);
+    let mut weights = vec![0i16; phases * n];
+    for (id, deltas) in payload.chunks_exact(2 * phases).enumerate().take(n) {
+        let mut prev = 0i16;
+        for (ph, d) in deltas.chunks_exact(2).enumerate() {
+            prev = prev.wrapping_add(i16::from_le_bytes([d[0], d[1]]));
+            weights[ph * n + id] = prev;
+        }
+    }
+    weights
+}
+
+/// The version-3 payload: the linear weights, then the net section (the tests write older
+/// versions with it).
+#[cfg(test)]
+fn payload_v3(weights: &[i16], nets: &Nets) -> Vec<u8> {
+    let mut payload = linear_payload(weights);
     payload.extend_from_slice(&nets.to_bytes());
     payload
 }
 
-/// Wraps `payload` in the header (stating `version`) and the zlib stream.
+/// Wraps `payload` in the header of versions 1–4 (stating `version`) and the zlib stream.
+#[cfg(test)]
 fn container(version: u32, payload: &[u8]) -> Vec<u8> {
     let (phases, n, scale) = expected_layout();
     let mut out = Vec::new();
@@ -201,14 +285,14 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 }
 
 /// Decodes a weights file into compact weights and nets (see [`encode`]), checking magic,
-/// version, layout, the zlib stream, the length and the CRC-32; a version-4 file's MPC table
-/// is checked too ([`decode_all`] returns it).
+/// version, layout, every zlib stream, every length and CRC-32; the MPC table is checked too
+/// ([`decode_all`] returns it).
 pub fn decode(bytes: &[u8]) -> Result<(Vec<i16>, Nets), WeightsError> {
     decode_all(bytes).map(|(w, n, _)| (w, n))
 }
 
-/// [`decode`], also returning the midgame MPC table of a version-4 file (`None` before).
-pub fn decode_all(bytes: &[u8]) -> Result<(Vec<i16>, Nets, Option<MpcTable>), WeightsError> {
+/// Checks magic, version and layout; returns the version.
+fn check_header(bytes: &[u8]) -> Result<u32, WeightsError> {
     if bytes.len() < HEADER_LEN {
         return Err(WeightsError::TooShort(bytes.len()));
     }
@@ -224,18 +308,168 @@ pub fn decode_all(bytes: &[u8]) -> Result<(Vec<i16>, Nets, Option<MpcTable>), We
     if found != expected {
         return Err(WeightsError::LayoutMismatch { found, expected });
     }
+    Ok(version)
+}
+
+/// The serialised MPC table's largest size in bytes.
+fn mpc_max_len() -> usize {
+    use crate::eval::mpc::{MID_BUCKETS, MID_MAX_DEPTH};
+    8 + MID_BUCKETS * MID_MAX_DEPTH * (MID_MAX_DEPTH + 1) / 2 * 16
+}
+
+/// One section of a version-5 file: its zlib stream, decoded length and the stream's CRC-32.
+#[derive(Clone, Copy)]
+struct Section<'a> {
+    packed: &'a [u8],
+    len: usize,
+    crc: u32,
+}
+
+impl Section<'_> {
+    /// The decoded section, its CRC-32, stream, length and end checked.
+    fn inflate(&self) -> Result<Vec<u8>, WeightsError> {
+        let computed = crc32fast::hash(self.packed);
+        if computed != self.crc {
+            return Err(WeightsError::Checksum(computed, self.crc));
+        }
+        let mut out = Vec::with_capacity(self.len);
+        // Read at most one byte past the stated length, so a huge stream cannot exhaust memory.
+        let mut dec = ZlibDecoder::new(self.packed);
+        (&mut dec)
+            .take(self.len as u64 + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| WeightsError::Corrupt(e.to_string()))?;
+        if out.len() != self.len {
+            return Err(WeightsError::Length(out.len(), self.len));
+        }
+        if !dec.get_ref().is_empty() {
+            return Err(WeightsError::TrailingBytes(dec.get_ref().len()));
+        }
+        Ok(out)
+    }
+
+    /// The net of `slot` this section holds.
+    fn net(&self, slot: usize) -> Result<PhaseNet, WeightsError> {
+        let nets = Nets::from_bytes(&self.inflate()?).map_err(WeightsError::Net)?;
+        match (nets.slot_list().as_slice(), nets.get(slot)) {
+            ([s], Some(n)) if *s == slot => Ok(n.clone()),
+            _ => Err(WeightsError::Net(format!(
+                "net section of slot {slot} holds the slots {:?}",
+                nets.slot_list()
+            ))),
+        }
+    }
+}
+
+/// The sections of a version-5 file (header checked), from its directory.
+struct Sections<'a> {
+    linear: Section<'a>,
+    mpc: Option<Section<'a>>,
+    nets: Vec<(usize, Section<'a>)>,
+}
+
+impl<'a> Sections<'a> {
+    /// Reads and checks the directory: its CRC-32, the ids (one linear section, at most one
+    /// MPC table, at most one net a slot), the decoded lengths against what each section can
+    /// hold and the streams' lengths against the file's.
+    fn parse(bytes: &'a [u8]) -> Result<Sections<'a>, WeightsError> {
+        let bad = |m: String| WeightsError::Directory(m);
+        let count = u32_at(bytes, 24) as usize;
+        if count > 2 + NUM_SLOTS {
+            return Err(bad(format!("directory lists {count} sections")));
+        }
+        let dir_end = HEADER_LEN + DIR_ENTRY * count;
+        let dir = bytes.get(HEADER_LEN..dir_end).ok_or_else(|| {
+            bad(format!(
+                "directory of {count} sections is truncated ({} bytes)",
+                bytes.len()
+            ))
+        })?;
+        let computed = crc32fast::hash(dir);
+        if computed != u32_at(bytes, 28) {
+            return Err(WeightsError::Checksum(computed, u32_at(bytes, 28)));
+        }
+        let net_max = 16
+            + WIDTHS
+                .iter()
+                .map(|&h| Nets::net_bytes(h))
+                .max()
+                .unwrap_or(0);
+        let linear_len = NUM_PHASES * LAYOUT.compact_len * 2;
+        let (mut linear, mut mpc, mut nets) = (None, None, Vec::new());
+        let mut at = dir_end;
+        for e in dir.chunks_exact(DIR_ENTRY) {
+            let (id, packed_len, len, crc) = (
+                u32_at(e, 0),
+                u32_at(e, 4) as usize,
+                u32_at(e, 8) as usize,
+                u32_at(e, 12),
+            );
+            let packed =
+                bytes
+                    .get(at..at.saturating_add(packed_len))
+                    .ok_or(WeightsError::Length(
+                        bytes.len(),
+                        at.saturating_add(packed_len),
+                    ))?;
+            at += packed_len;
+            let sec = Section { packed, len, crc };
+            match id {
+                SECTION_LINEAR if linear.is_none() && len == linear_len => linear = Some(sec),
+                SECTION_MPC if mpc.is_none() && len <= mpc_max_len() => mpc = Some(sec),
+                _ if id >= SECTION_NET
+                    && ((id - SECTION_NET) as usize) < NUM_SLOTS
+                    && len <= net_max
+                    && !nets.iter().any(|&(s, _)| s == (id - SECTION_NET) as usize) =>
+                {
+                    nets.push(((id - SECTION_NET) as usize, sec));
+                }
+                _ => {
+                    return Err(bad(format!(
+                        "section id {id} of {len} bytes is unknown, repeated or of the wrong size"
+                    )));
+                }
+            }
+        }
+        if at != bytes.len() {
+            return Err(WeightsError::TrailingBytes(bytes.len() - at));
+        }
+        let linear = linear.ok_or_else(|| bad("directory has no linear weights".into()))?;
+        Ok(Sections { linear, mpc, nets })
+    }
+
+    /// The compact weights (`phase * compact_len + id`).
+    fn weights(&self) -> Result<Vec<i16>, WeightsError> {
+        Ok(linear_weights(&self.linear.inflate()?))
+    }
+
+    /// The MPC table, if the file has one.
+    fn mpc(&self) -> Result<Option<MpcTable>, WeightsError> {
+        self.mpc
+            .map(|s| MpcTable::from_bytes(&s.inflate()?).map_err(WeightsError::Mpc))
+            .transpose()
+    }
+}
+
+/// [`decode`], also returning the midgame MPC table (`None` before version 4 and in a file
+/// without one).
+pub fn decode_all(bytes: &[u8]) -> Result<(Vec<i16>, Nets, Option<MpcTable>), WeightsError> {
+    let version = check_header(bytes)?;
+    if version >= 5 {
+        let s = Sections::parse(bytes)?;
+        let mut nets = Nets::none();
+        for &(slot, sec) in &s.nets {
+            nets.set(slot, sec.net(slot)?);
+        }
+        return Ok((s.weights()?, nets, s.mpc()?));
+    }
+    let expected = expected_layout();
     let crc = u32_at(bytes, 24);
     let len = u32_at(bytes, 28) as usize;
     let (phases, n) = (expected.0 as usize, expected.1 as usize);
     let linear = phases * n * 2;
     // Versions 2 and 3: the linear weights, then a net section of at most one net per slot.
-    let mpc_len = 8
-        + crate::eval::mpc::MID_BUCKETS
-            * crate::eval::mpc::MID_MAX_DEPTH
-            * (crate::eval::mpc::MID_MAX_DEPTH + 1)
-            / 2
-            * 16
-        + 4;
+    let mpc_len = mpc_max_len() + 4;
     let max_nets =
         8 + NUM_SLOTS * (8 + Nets::net_bytes(64)) + if version >= 4 { mpc_len } else { 0 };
     if version == 1 && len != linear {
@@ -261,16 +495,7 @@ pub fn decode_all(bytes: &[u8]) -> Result<(Vec<i16>, Nets, Option<MpcTable>), We
     if computed != crc {
         return Err(WeightsError::Checksum(computed, crc));
     }
-    let mut weights = vec![0i16; phases * n];
-    for id in 0..n {
-        let mut prev = 0i16;
-        for ph in 0..phases {
-            let at = 2 * (id * phases + ph);
-            let d = i16::from_le_bytes([payload[at], payload[at + 1]]);
-            prev = prev.wrapping_add(d);
-            weights[ph * n + id] = prev;
-        }
-    }
+    let weights = linear_weights(&payload[..linear]);
     let (net_end, mpc) = if version >= 4 {
         let tail = u32_at(&payload, payload.len() - 4) as usize;
         let start = (payload.len() - 4)
@@ -330,7 +555,43 @@ pub fn ensemble(base: &[u8], other: &[u8], empties: &[u32], w: f64) -> Result<Ve
     })
 }
 
-/// Decodes a weights file into an evaluator.
+/// The evaluator of the weights built into the binary ([`EMBEDDED`]): the linear weights and
+/// the MPC table decoded now, each net at its first use (a net that should fail to decode is
+/// reported on stderr and left out). The unit tests decode every section of [`EMBEDDED`].
+pub fn embedded() -> Result<PatternEval, WeightsError> {
+    lazy_evaluator(EMBEDDED)
+}
+
+/// [`embedded`] for any weights file that lives as long as the process; files before version 5
+/// are decoded whole.
+fn lazy_evaluator(bytes: &'static [u8]) -> Result<PatternEval, WeightsError> {
+    if check_header(bytes)? < 5 {
+        return evaluator_from_bytes(bytes);
+    }
+    let s = Sections::parse(bytes)?;
+    let w = s.weights()?;
+    let loaders = s
+        .nets
+        .iter()
+        .map(|&(slot, sec)| {
+            let load: NetLoader = Arc::new(move || {
+                sec.net(slot)
+                    .map_err(|e| {
+                        eprintln!("flank: the weights' net of slot {slot} is unusable ({e}); evaluating without it");
+                    })
+                    .ok()
+            });
+            (slot, load)
+        })
+        .collect();
+    let n = LAYOUT.compact_len;
+    Ok(PatternEval::from_compact(&w)
+        .ok_or(WeightsError::Length(w.len() * 2, NUM_PHASES * n * 2))?
+        .with_lazy_nets(LazyNets::packed(loaders))
+        .with_mpc(s.mpc()?))
+}
+
+/// Decodes a weights file into an evaluator, every section at once.
 pub fn evaluator_from_bytes(bytes: &[u8]) -> Result<PatternEval, WeightsError> {
     let (w, nets, mpc) = decode_all(bytes)?;
     let n = LAYOUT.compact_len;
@@ -458,16 +719,26 @@ mod tests {
             }
         }
         assert!(fours > 0 && fives > 0);
-        // The same phase nets in a version-2 container (the layout is the same).
-        let v3 = encode(&w, &phase_only);
-        let mut dec = ZlibDecoder::new(&v3[HEADER_LEN..]);
-        let mut payload = Vec::new();
-        dec.read_to_end(&mut payload).unwrap();
-        assert_eq!(decode(&container(2, &payload)), Ok((w, phase_only)));
+        // The same phase nets in version-2 and -3 containers (the layout is the same).
+        let payload = payload_v3(&w, &phase_only);
+        assert_eq!(
+            decode(&container(2, &payload)),
+            Ok((w.clone(), phase_only.clone()))
+        );
+        assert_eq!(decode(&container(3, &payload)), Ok((w, phase_only)));
     }
 
-    /// A version-4 file carries the MPC table beside the nets; version 3 files have none; a
-    /// damaged MPC section is named.
+    /// A version-4 file: the version-3 payload, the MPC table and its length.
+    fn encode_v4(w: &[i16], nets: &Nets, table: &MpcTable) -> Vec<u8> {
+        let mut payload = payload_v3(w, nets);
+        let section = table.to_bytes();
+        payload.extend_from_slice(&section);
+        payload.extend_from_slice(&(section.len() as u32).to_le_bytes());
+        container(4, &payload)
+    }
+
+    /// The MPC table goes through version-5 files and is read from version-4 files; version 3
+    /// files have none; a damaged MPC section is named.
     #[test]
     fn mpc_tables_survive_the_file() {
         let (w, nets) = sample_weights_and_net();
@@ -475,18 +746,24 @@ mod tests {
             .map(|i| (40, vec![i, i + 1, 2 * i, i - 3]))
             .collect();
         let table = MpcTable::from_samples(&samples);
-        let v4 = encode_with_mpc(&w, &nets, &table);
-        assert_eq!(u32_at(&v4, 8), 4);
-        assert_eq!(
-            decode_all(&v4),
-            Ok((w.clone(), nets.clone(), Some(table.clone())))
-        );
-        assert_eq!(decode(&v4), Ok((w.clone(), nets.clone())));
-        let e = evaluator_from_bytes(&v4).unwrap();
-        assert_eq!(e.mpc(), Some(&table));
-        let v3 = encode(&w, &nets);
-        assert_eq!(u32_at(&v3, 8), 3);
+        let v5 = encode_with_mpc(&w, &nets, &table);
+        assert_eq!(u32_at(&v5, 8), 5);
+        let v4 = encode_v4(&w, &nets, &table);
+        for file in [&v5, &v4] {
+            assert_eq!(
+                decode_all(file),
+                Ok((w.clone(), nets.clone(), Some(table.clone())))
+            );
+            assert_eq!(decode(file), Ok((w.clone(), nets.clone())));
+            let e = evaluator_from_bytes(file).unwrap();
+            assert_eq!(e.mpc(), Some(&table));
+        }
+        let v3 = container(3, &payload_v3(&w, &nets));
         assert_eq!(decode_all(&v3), Ok((w.clone(), nets.clone(), None)));
+        assert_eq!(
+            decode_all(&encode(&w, &nets)),
+            Ok((w.clone(), nets.clone(), None))
+        );
         // A tail length pointing before the linear weights, and a damaged section.
         let mut dec = ZlibDecoder::new(&v4[HEADER_LEN..]);
         let mut payload = Vec::new();
@@ -507,15 +784,76 @@ mod tests {
         );
     }
 
+    /// A version-5 file's lazy evaluator gives the eager one's values, decodes a net only
+    /// when a position of its empties is evaluated, and a damaged net section is refused by
+    /// the eager decoder and left out (not used) by the lazy one.
+    #[test]
+    fn lazy_nets_give_the_same_values_and_decode_on_first_use() {
+        let (w, phase_only) = sample_weights_and_net();
+        let mut nets = phase_only.clone();
+        let five = phase_only.get(2).unwrap().clone();
+        nets.set(crate::eval::net::empties_slot(5), five);
+        let bytes: &'static [u8] = Box::leak(encode(&w, &nets).into_boxed_slice());
+        let eager = evaluator_from_bytes(bytes).unwrap();
+        let lazy = lazy_evaluator(bytes).unwrap();
+        assert_eq!(lazy.nets().slot_list(), nets.slot_list());
+        assert!(lazy.nets().decoded().is_empty());
+        let mut b = crate::othello::board::Board::start();
+        let mut x: u64 = 0x1234_5678_9abc_def1;
+        while b.empties() > 5 {
+            assert_eq!(lazy.evaluate_fine(&b), eager.evaluate_fine(&b));
+            b = random_step(b, &mut x);
+        }
+        assert!(
+            lazy.nets().decoded().is_empty(),
+            "no net below 6 empties yet"
+        );
+        assert_eq!(lazy.evaluate_fine(&b), eager.evaluate_fine(&b));
+        assert_eq!(
+            lazy.nets().decoded(),
+            vec![crate::eval::net::empties_slot(5)]
+        );
+        assert_eq!(lazy.nets().to_nets(), nets);
+        // Damage the last byte of the last section (a net's zlib stream).
+        let mut bad = bytes.to_vec();
+        let last = bad.len() - 1;
+        bad[last] ^= 0x5a;
+        assert!(matches!(decode(&bad), Err(WeightsError::Checksum(_, _))));
+        let bad: &'static [u8] = Box::leak(bad.into_boxed_slice());
+        let lazy = lazy_evaluator(bad).unwrap();
+        assert_eq!(
+            lazy.nets().to_nets().slot_list().len(),
+            nets.slot_list().len() - 1
+        );
+    }
+
+    /// Every cut of a version-5 file and every byte flipped in its header and directory is
+    /// refused with an error (never a panic, never a wrong file accepted).
+    #[test]
+    fn damaged_version_5_files_are_refused() {
+        let (w, nets) = sample_weights_and_net();
+        let table = MpcTable::from_samples(&[(40, vec![1, 2, 3, 4])]);
+        let bytes = encode_with_mpc(&w, &nets, &table);
+        let dir_end = HEADER_LEN + DIR_ENTRY * u32_at(&bytes, 24) as usize;
+        for cut in (0..bytes.len()).step_by(997).chain(0..dir_end + 3) {
+            assert!(decode_all(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        for at in 8..dir_end {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x10;
+            assert!(decode_all(&bad).is_err(), "flip at {at}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(decode_all(&longer), Err(WeightsError::TrailingBytes(1)));
+    }
+
     /// Version 1 files (linear weights only) still load; a damaged net section is named.
     #[test]
     fn version_1_files_load_and_bad_net_sections_are_named() {
         let (w, nets) = sample_weights_and_net();
         let linear_len = 2 * w.len();
-        let v2 = encode(&w, &nets);
-        let mut dec = ZlibDecoder::new(&v2[HEADER_LEN..]);
-        let mut payload = Vec::new();
-        dec.read_to_end(&mut payload).unwrap();
+        let payload = payload_v3(&w, &nets);
         let v1 = container(1, &payload[..linear_len]);
         assert_eq!(decode(&v1), Ok((w.clone(), Nets::none())));
         let mut bad = payload.clone();
@@ -528,9 +866,15 @@ mod tests {
         assert!(matches!(decode(&cut), Err(WeightsError::Net(_))));
     }
 
+    /// The built-in weights decode whole (every net section checked), and their lazy evaluator
+    /// starts with no net decoded.
     #[test]
     fn embedded_weights_decode() {
-        assert!(evaluator_from_bytes(EMBEDDED).is_ok());
+        let (_, nets, mpc) = decode_all(EMBEDDED).unwrap();
+        assert!(mpc.is_some());
+        let lazy = embedded().unwrap();
+        assert_eq!(lazy.nets().slot_list(), nets.slot_list());
+        assert!(lazy.nets().decoded().is_empty());
     }
 
     /// `ensemble` keeps the base's linear weights and other nets and joins the nets at the
