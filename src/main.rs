@@ -123,7 +123,7 @@ enum Command {
     /// of the file is kept. See docs/eval.md, "Refitting the midgame".
     Refit(RefitArgs),
     /// Opening books: build one from WTHOR and game files, learn games into one, show a
-    /// position's book moves. See docs/book.md.
+    /// position's book moves, import and export Edax's .dat books. See docs/book.md.
     Book(BookArgs),
     /// Play a match between two GTP engines (any command lines, e.g. two flank settings):
     /// openings played twice with colours swapped, whole-game clocks (time odds allowed),
@@ -198,8 +198,8 @@ struct GtpArgs {
 /// The opening book and pondering options of `gtp` and `nboard`.
 #[derive(Args, Debug, Default, Clone)]
 struct PlayArg {
-    /// Opening book: a book file, `default` (the built-in book, the default) or `off`. Level
-    /// easy never uses it.
+    /// Opening book: a book file (flank's text or Edax's .dat), `default` (the built-in book,
+    /// the default) or `off`. Level easy never uses it.
     #[arg(long, value_name = "FILE|default|off")]
     book: Option<String>,
     /// Play any book move within this many discs of the best (0-64, default 0: the best):
@@ -231,6 +231,10 @@ enum BookAction {
     /// Show a position's book entry and book moves (POSITION: a board string or a transcript
     /// from the start; none = the start position).
     Show(BookShowArgs),
+    /// Convert an Edax book (.dat) into a flank book file, every Edax field kept.
+    Import(BookImportArgs),
+    /// Write a book (the built-in one, or --book) in Edax's .dat format.
+    Export(BookExportArgs),
 }
 
 #[derive(Args, Debug)]
@@ -281,6 +285,25 @@ struct BookLearnArgs {
     /// Transposition table per thread, MiB.
     #[arg(long, allow_negative_numbers = true, default_value_t = 16, value_parser = whole::<u64>(1..=65536))]
     hash: u64,
+}
+
+#[derive(Args, Debug)]
+struct BookImportArgs {
+    /// The Edax book read.
+    file: PathBuf,
+    /// The flank book file written.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct BookExportArgs {
+    /// The Edax book file written.
+    file: PathBuf,
+    /// The book exported: a file (flank's text or Edax's .dat), or `default` for the
+    /// built-in one.
+    #[arg(long)]
+    book: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -845,7 +868,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                // `flank book` without build, learn or show.
+                // `flank book` without its subcommand.
                 eprintln!(
                     "flank: a subcommand is missing (see {} --help)",
                     help_target()
@@ -943,8 +966,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match command {
         Command::Gtp(args) => run_gtp(args)?,
         Command::Nboard(args) => {
+            // `learn` rewrites a flank book file; an Edax book learns in memory only.
             let book_file = match args.play.book.as_deref() {
                 None | Some("default") | Some("off") => None,
+                Some(path) if cli::book::is_edax_book(std::path::Path::new(path)) => None,
                 Some(path) => Some(PathBuf::from(path)),
             };
             let options = flank::protocol::nboard::NBoardOptions {
@@ -1074,6 +1099,15 @@ fn run_book(args: BookArgs) -> Result<()> {
         BookAction::Show(a) => {
             let book = book_for_show(a.book.as_deref())?;
             return run_book_show(&book, &a.position, &mut io::stdout().lock());
+        }
+        BookAction::Import(a) => {
+            return cli::book::run_book_import(&a.file, &a.out, &mut io::stdout().lock());
+        }
+        BookAction::Export(a) => {
+            let Some(book) = cli::book::load_book(a.book.as_deref())? else {
+                anyhow::bail!("no book to export ('off')");
+            };
+            return cli::book::run_book_export(&book, &a.file, &mut io::stdout().lock());
         }
         BookAction::Build(a) => BookBuildSettings {
             out: a.out,

@@ -22,9 +22,13 @@
 //! ```
 //!
 //! The board string is a position in its canonical orientation (the least of its 8
-//! symmetries); values are whole discs, −64…64.
+//! symmetries); values are whole discs, −64…64. A book read from Edax's format ([`edax`])
+//! keeps Edax's fields: a `# edax …` comment line after the header
+//! ([`edax::EdaxHeader::to_comment`]) and a sixth word on each line
+//! ([`edax::EdaxExtra::to_field`]).
 
 pub mod build;
+pub mod edax;
 
 use std::collections::HashMap;
 
@@ -34,6 +38,7 @@ use crate::notation::{ParseError, parse_board_string};
 use crate::othello::Position;
 use crate::othello::board::{Board, Score, Symmetry};
 use crate::othello::square::{Color, Square};
+use edax::{EdaxExtra, EdaxHeader};
 
 /// The built-in book (see `docs/book.md` for how it was built).
 const EMBEDDED: &str = include_str!("../../book/flank-book.txt");
@@ -72,6 +77,11 @@ pub struct Book {
     entries: HashMap<(u64, u64), Entry>,
     /// The search depth of the leaves, in plies (from the file header).
     pub depth: u32,
+    /// The Edax fields of positions read from an Edax book, by canonical key, moves as on the
+    /// canonical board; dropped when the entry is replaced or the values change.
+    edax: HashMap<(u64, u64), EdaxExtra>,
+    /// The header of the Edax book the book was read from.
+    edax_header: Option<EdaxHeader>,
 }
 
 /// The temporary file a book is written to before it replaces `path`: `path` with
@@ -127,9 +137,12 @@ impl Book {
         self.entries.get(&key(board))
     }
 
-    /// Sets the entry of `board`.
+    /// Sets the entry of `board` (dropping any Edax fields it was read with: see
+    /// [`Book::edax_position`]).
     pub fn insert(&mut self, board: &Board, entry: Entry) {
-        self.entries.insert(key(board), entry);
+        let k = key(board);
+        self.edax.remove(&k);
+        self.entries.insert(k, entry);
     }
 
     /// Every position, as (canonical board, entry), in no particular order.
@@ -190,9 +203,10 @@ impl Book {
     /// Reads a book file (see the module header).
     ///
     /// Errors: a [`BookError`] with the line number for a line that is not
-    /// `<board> <value> <leaf|-> <games>` with values in −64…64, a board that is over or must
-    /// pass, a side other than `X`, a position listed twice (in any of its 8 symmetries), a header without
-    /// `depth=1..30`, or a file without the header line.
+    /// `<board> <value> <leaf|-> <games>` with values in −64…64 (and, optionally, a sixth
+    /// word `edax=…` whose moves are legal), a board that is over or must pass, a side other
+    /// than `X`, a position listed twice (in any of its 8 symmetries), a header without
+    /// `depth=1..30`, a malformed `# edax` line, or a file without the header line.
     pub fn parse(text: &str) -> Result<Book, BookError> {
         // A byte-order mark some editors write is not part of the header.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -210,23 +224,30 @@ impl Book {
             _ => return Err(BookError::Header),
         };
         let mut book = Book {
-            entries: HashMap::new(),
             depth,
+            ..Book::default()
         };
         // The line each position was read from, to name both lines of a duplicate.
         let mut first_line: HashMap<(u64, u64), usize> = HashMap::new();
         for (i, line) in lines {
             let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
             let bad = |what: &str| BookError::Line {
                 line: i + 1,
                 what: what.to_string(),
             };
+            if line.starts_with("# edax ") {
+                if book.edax_header.is_some() {
+                    return Err(bad("a second '# edax' line"));
+                }
+                book.edax_header = Some(EdaxHeader::parse_comment(line).map_err(|e| bad(&e))?);
+                continue;
+            }
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
             let fields: Vec<&str> = line.split_whitespace().collect();
-            if fields.len() != 5 {
-                return Err(bad("expected: board side value leaf games"));
+            if fields.len() != 5 && fields.len() != 6 {
+                return Err(bad("expected: board side value leaf games [edax=…]"));
             }
             if fields[1] != "X" {
                 return Err(bad(&format!(
@@ -259,12 +280,21 @@ impl Book {
                 )));
             }
             book.insert(&pos.board, Entry { value, leaf, games });
+            if let Some(word) = fields.get(5) {
+                let extra = EdaxExtra::parse_field(word, &pos.board).map_err(|e| bad(&e))?;
+                if extra.leaf_value() != leaf {
+                    return Err(bad("the edax leaf score differs from the leaf value"));
+                }
+                book.set_edax_position(&pos.board, &extra);
+            }
         }
         Ok(book)
     }
 
-    /// The book as a file: the header, then one line a position, sorted by empties (most
-    /// first) then board, so the same book always gives the same text.
+    /// The book as a file: the header (and the `# edax` line of a book read from Edax's
+    /// format), then one line a position, sorted by empties (most first) then board, so the
+    /// same book always gives the same text; a position with Edax fields gets them as a sixth
+    /// word.
     pub fn to_text(&self) -> String {
         let mut rows: Vec<(u32, String)> = self
             .iter()
@@ -275,14 +305,20 @@ impl Book {
                 };
                 let cells = pos.cells();
                 let leaf = e.leaf.map_or("-".to_string(), |l| l.to_string());
-                (
-                    b.empties(),
-                    format!("{cells} X {} {leaf} {}", e.value, e.games),
-                )
+                let mut row = format!("{cells} X {} {leaf} {}", e.value, e.games);
+                if let Some(extra) = self.edax.get(&(b.player, b.opponent)) {
+                    row.push(' ');
+                    row.push_str(&extra.to_field());
+                }
+                (b.empties(), row)
             })
             .collect();
         rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut out = format!("{HEADER} depth={}\n", self.depth);
+        if let Some(h) = &self.edax_header {
+            out.push_str(&h.to_comment());
+            out.push('\n');
+        }
         for (_, r) in rows {
             out.push_str(&r);
             out.push('\n');
@@ -291,8 +327,10 @@ impl Book {
     }
 
     /// Recomputes every value by negamax from the leaves: positions with the fewest empties
-    /// first, each worth the best of its leaf and its book moves.
+    /// first, each worth the best of its leaf and its book moves. When a value changes, the
+    /// Edax fields of every position are dropped (their link scores no longer hold).
     pub fn propagate(&mut self) {
+        let mut changed = false;
         let mut keys: Vec<((u64, u64), u32)> = self
             .entries
             .keys()
@@ -313,8 +351,12 @@ impl Book {
                 (None, None) => entry.value,
             };
             if let Some(e) = self.entries.get_mut(&k) {
+                changed |= e.value != value;
                 e.value = value;
             }
+        }
+        if changed {
+            self.edax.clear();
         }
     }
 }

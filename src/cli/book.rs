@@ -1,37 +1,75 @@
-//! `flank book build|learn|show`: making, extending and reading opening books, and the book
-//! a playing command uses (`--book FILE|off`, the built-in one by default).
+//! `flank book build|learn|show|import|export`: making, extending, reading and converting
+//! opening books (flank's text format and Edax's `.dat`), and the book a playing command uses
+//! (`--book FILE|off`, the built-in one by default; a file in either format).
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 
 use rayon::prelude::*;
 
-use crate::book::Book;
 use crate::book::build::{BuildOptions, build, file_openings};
+use crate::book::{Book, edax};
 use crate::notation::{parse_board_string, parse_transcript};
 use crate::othello::Position;
 use crate::othello::board::Board;
 use crate::train::{read_wthor_games, replay_wthor};
 
 /// The book a playing command uses for `--book VALUE`: `None` (the default) or `default` is
-/// the built-in book, `off` none, anything else a book file.
+/// the built-in book, `off` none, anything else a book file (flank's text or Edax's `.dat`,
+/// see [`read_book_file`]).
 ///
 /// # Errors
-/// An unreadable or malformed book file (`cannot read book FILE: line 7: …`).
+/// An unreadable or malformed book file (`cannot read book FILE: line 7: …`,
+/// `cannot read book FILE: byte 38: …`).
 pub fn load_book(value: Option<&str>) -> Result<Option<Arc<Book>>> {
     match value {
         None | Some("default") => Ok(Some(Arc::new(Book::embedded()))),
         Some("off") => Ok(None),
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read book {path}"))?;
-            let book = Book::parse(&text).with_context(|| format!("cannot read book {path}"))?;
-            Ok(Some(Arc::new(book)))
-        }
+        Some(path) => Ok(Some(Arc::new(read_book_file(Path::new(path))?))),
     }
+}
+
+/// The bytes of the file `path`, at most [`edax::MAX_FILE_BYTES`] of them.
+///
+/// # Errors
+/// An unreadable file, or a larger one.
+fn read_capped(path: &Path) -> Result<Vec<u8>> {
+    let f = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    f.take(edax::MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > edax::MAX_FILE_BYTES {
+        bail!(
+            "larger than {} MiB, the most a book file may be",
+            edax::MAX_FILE_BYTES >> 20
+        );
+    }
+    Ok(bytes)
+}
+
+/// True if the file `path` starts like an Edax file (see [`edax::is_edax`]); false when it
+/// does not or cannot be read.
+pub fn is_edax_book(path: &Path) -> bool {
+    let mut head = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| edax::is_edax(&head))
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed over it, so a failed write
+/// leaves `path` as it was.
+///
+/// # Errors
+/// A write or rename failure, with the path.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = crate::book::temp_path(path);
+    if let Err(e) = std::fs::write(&tmp, bytes) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("cannot write {}", tmp.display()));
+    }
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The openings of the WTHOR games in `dir`: each game's positions before its first `plies`
@@ -54,14 +92,65 @@ pub fn wthor_openings(dir: &std::path::Path, plies: u32) -> Result<Vec<Vec<Board
         .collect())
 }
 
-/// Reads the book file `path`.
+/// Reads the book file `path`: an Edax book when it starts with Edax's magic bytes
+/// ([`Book::from_edax`]), else a flank text book ([`Book::parse`]).
 ///
 /// # Errors
-/// `cannot read book PATH`, with the I/O or format error.
-pub fn read_book_file(path: &std::path::Path) -> Result<Book> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read book {}", path.display()))?;
-    Book::parse(&text).with_context(|| format!("cannot read book {}", path.display()))
+/// `cannot read book PATH`, with the I/O or format error (a line number for a text book, a
+/// byte offset for an Edax book).
+pub fn read_book_file(path: &Path) -> Result<Book> {
+    let context = || format!("cannot read book {}", path.display());
+    let bytes = read_capped(path).with_context(context)?;
+    if edax::is_edax(&bytes) {
+        return Book::from_edax(&bytes).with_context(context);
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("not UTF-8 text and not an Edax book"))
+        .with_context(context)?;
+    Book::parse(&text).with_context(context)
+}
+
+/// Runs `flank book import`: reads the Edax book `input` and writes it to `out` as a flank
+/// text book (every Edax field kept, see [`crate::book::edax`]); prints a summary line to
+/// `out_text`. Nothing is written when `input` is not a valid Edax book.
+///
+/// # Errors
+/// An unreadable or malformed Edax book, or a write failure.
+pub fn run_book_import(input: &Path, out: &Path, out_text: &mut dyn Write) -> Result<()> {
+    let context = || format!("cannot read book {}", input.display());
+    let bytes = read_capped(input).with_context(context)?;
+    let book = Book::from_edax(&bytes).with_context(context)?;
+    write_atomically(out, book.to_text().as_bytes())?;
+    let version = book.edax_header().map_or(String::new(), |h| {
+        format!(", Edax {}.{}", h.version, h.release)
+    });
+    writeln!(
+        out_text,
+        "book: {} positions from {}{version}, depth {} -> {}",
+        book.len(),
+        input.display(),
+        book.depth,
+        out.display()
+    )?;
+    Ok(())
+}
+
+/// Runs `flank book export`: writes `book` to `out` in Edax's format
+/// ([`Book::to_edax`]); prints a summary line to `out_text`.
+///
+/// # Errors
+/// A write failure.
+pub fn run_book_export(book: &Book, out: &Path, out_text: &mut dyn Write) -> Result<()> {
+    let bytes = book.to_edax()?;
+    write_atomically(out, &bytes)?;
+    writeln!(
+        out_text,
+        "book: {} positions -> {} (Edax format, {} bytes)",
+        book.len(),
+        out.display(),
+        bytes.len()
+    )?;
+    Ok(())
 }
 
 /// Settings of `flank book build` and `flank book learn`.
@@ -88,6 +177,13 @@ pub struct BookBuildSettings {
 /// # Errors
 /// Unreadable inputs, a malformed book or game line, or a write failure.
 pub fn run_book_build(s: &BookBuildSettings, out_text: &mut dyn Write) -> Result<()> {
+    if s.extend && is_edax_book(&s.out) {
+        bail!(
+            "{} is an Edax book: learn into a flank book (flank book import {} --out BOOK.txt)",
+            s.out.display(),
+            s.out.display()
+        );
+    }
     let base = if s.extend {
         read_book_file(&s.out)?
     } else {
@@ -110,10 +206,7 @@ pub fn run_book_build(s: &BookBuildSettings, out_text: &mut dyn Write) -> Result
         .context("cannot start the threads")?;
     let start = std::time::Instant::now();
     let book = pool.install(|| build(base, &games, &s.options, true));
-    let tmp = crate::book::temp_path(&s.out);
-    std::fs::write(&tmp, book.to_text())
-        .with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, &s.out).with_context(|| format!("cannot write {}", s.out.display()))?;
+    write_atomically(&s.out, book.to_text().as_bytes())?;
     writeln!(
         out_text,
         "book: {} positions ({} new) from {} games, depth {}, {:.1} s -> {}",
@@ -146,7 +239,10 @@ pub fn parse_position(text: &str) -> Result<Position> {
 }
 
 /// Runs `flank book show`: the position's entry and its book moves, best first, one a line
-/// (`d6 +0 1234 games`), then the best move out of the book (`leaf -2`), or `not in the book`.
+/// (`d6 +0 1234 games`), then the best move out of the book (`leaf -2`, or `leaf c4 -7` when
+/// the book names the move), or `not in the book`. A position read from an Edax book ends
+/// with an `edax` line: its value, bounds, links `[move:score]` and leaf `<move:score>` (best
+/// first), level, finished games (wins, draws, losses) and incomplete lines.
 ///
 /// # Errors
 /// A bad position or an unreadable book.
@@ -164,11 +260,45 @@ pub fn run_book_show(book: &Book, position: &str, out: &mut dyn Write) -> Result
     for m in book.moves(&pos.board) {
         writeln!(out, "{} {:+} {} games", m.mv, m.value, m.games)?;
     }
-    match e.leaf {
-        Some(l) => writeln!(out, "leaf {l:+}")?,
-        None => writeln!(out, "leaf none (every move is in the book)")?,
+    let extra = book.edax_position(&pos.board);
+    let leaf_move = extra.as_ref().and_then(|x| x.leaf_move);
+    match (e.leaf, leaf_move) {
+        (Some(l), Some(m)) => writeln!(out, "leaf {m} {l:+}")?,
+        (Some(l), None) => writeln!(out, "leaf {l:+}")?,
+        (None, _) => writeln!(out, "leaf none (every move is in the book)")?,
+    }
+    if let Some(x) = extra {
+        writeln!(out, "{}", edax_line(e.value, e.games, &x))?;
     }
     Ok(())
+}
+
+/// `edax +0 [-2,+2] | [d3:+0] <d6:+0> | level 21; 16 full games: 8 wins, 8 draws, 0 losses;
+/// 264 incomplete lines`: an Edax position of value `value` and `lines` lines as `show`
+/// prints it (moves best first, the leaf after the links it ties with).
+fn edax_line(value: crate::othello::board::Score, lines: u32, x: &edax::EdaxExtra) -> String {
+    let mut moves: Vec<(i8, bool, String)> = x
+        .links
+        .iter()
+        .map(|l| (l.score, false, format!("[{}:{:+}]", l.mv, l.score)))
+        .collect();
+    if let Some(m) = x.leaf_move {
+        moves.push((x.leaf_score, true, format!("<{m}:{:+}>", x.leaf_score)));
+    }
+    moves.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let moves: Vec<String> = moves.into_iter().map(|m| m.2).collect();
+    let full = x.full_games();
+    let incomplete = u64::from(lines).saturating_sub(full);
+    format!(
+        "edax {value:+} [{:+},{:+}] | {} | level {}; {full} full games: {} wins, {} draws, {} losses; {incomplete} incomplete lines",
+        x.lower,
+        x.upper,
+        moves.join(" "),
+        x.level,
+        x.wins,
+        x.draws,
+        x.losses
+    )
 }
 
 /// The book file a show reads: `default` (or none) for the built-in one.
