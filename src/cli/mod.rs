@@ -3,6 +3,7 @@
 //! stdout and stderr as `flank` does; [`values`] parses the options' values.
 
 pub mod analyze;
+pub mod args;
 pub mod bench;
 pub mod book;
 pub mod ensemble;
