@@ -1,5 +1,6 @@
 //! Finding files of flank's shared data (`$FLANK_DATA`, else `../shared/data`, else the
-//! project's sibling at build time): the one lookup every command uses.
+//! project's sibling at build time): the one lookup every command uses; and reading a text
+//! file with a size limit, so no input file is read unbounded.
 
 use std::path::{Path, PathBuf};
 
@@ -68,6 +69,35 @@ pub fn data_root() -> Result<PathBuf, String> {
         "shared data directory not found (tried {}; set FLANK_DATA to it)",
         tried.join(", ")
     ))
+}
+
+/// The largest text file flank reads whole (openings, games, problem sets, self-play
+/// records): 1 GiB.
+pub const MAX_TEXT_FILE_BYTES: u64 = 1 << 30;
+
+/// The text of the file `path`, read whole but never more than [`MAX_TEXT_FILE_BYTES`]
+/// (an endless file such as a pipe is refused at the limit, not read until memory runs out).
+///
+/// # Errors
+/// The file cannot be opened or read; it is longer than the limit or not UTF-8
+/// (`InvalidData`, with a one-line reason).
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_TEXT_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_TEXT_FILE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "longer than {} MiB, the most flank reads of a text file",
+                MAX_TEXT_FILE_BYTES >> 20
+            ),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ pub fn opening_positions(moves: &[Move], plies: u32) -> Vec<Board> {
 /// An unreadable file, or a line that is neither (with its line number).
 pub fn file_openings(path: &Path, plies: u32) -> Result<Vec<Vec<Board>>> {
     let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        crate::data::read_text(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();

@@ -249,11 +249,18 @@ impl EdaxExtra {
                 let (m, s) = link
                     .split_once(':')
                     .ok_or_else(|| format!("bad link '{}' (expected MOVE:SCORE)", clip(link)))?;
+                let mv = legal(m)?;
+                if parsed.iter().any(|l: &EdaxLink| l.mv == mv) {
+                    return Err(format!("link move {mv} twice"));
+                }
                 parsed.push(EdaxLink {
-                    mv: legal(m)?,
+                    mv,
                     score: score(s)?,
                 });
             }
+        }
+        if let Some(mv) = leaf_move.filter(|&mv| parsed.iter().any(|l| l.mv == mv)) {
+            return Err(format!("leaf move {mv} is also a link"));
         }
         Ok(EdaxExtra {
             wins: count(w, "win count")?,
@@ -291,6 +298,32 @@ impl EdaxHeader {
             endcut_error: 0,
             verbosity: 0,
         }
+    }
+
+    /// The first field of the header's date that is out of range, as its byte offset from
+    /// the year's first byte (0 year, 2 month, 3 day, 4 hour, 5 minute, 6 second) and a
+    /// one-line reason; `None` for a valid date, or the all-zero date of a book made without
+    /// a clock.
+    pub fn date_fault(&self) -> Option<(usize, String)> {
+        let fields = [
+            (self.month, 2, "month", 1, 12),
+            (self.day, 3, "day", 1, 31),
+            (self.hour, 4, "hour", 0, 23),
+            (self.minute, 5, "minute", 0, 59),
+            (self.second, 6, "second", 0, 60),
+        ];
+        if self.year == 0 && fields.iter().all(|f| f.0 == 0) {
+            return None;
+        }
+        fields
+            .iter()
+            .find(|&&(v, _, _, lo, hi)| !(lo..=hi).contains(&v))
+            .map(|&(v, k, name, lo, hi)| {
+                (
+                    k,
+                    format!("the header's date has {name} {v} (expected {lo}..{hi})"),
+                )
+            })
     }
 
     /// The header as a comment line of a flank book file:
@@ -347,7 +380,7 @@ impl EdaxHeader {
             return Err(bad_date());
         };
         let byte = |s: &str| s.parse::<u8>().map_err(|_| bad_date());
-        Ok(EdaxHeader {
+        let header = EdaxHeader {
             version: v.parse().map_err(|_| bad_version())?,
             release: r.parse().map_err(|_| bad_version())?,
             year: y.parse().map_err(|_| bad_date())?,
@@ -361,7 +394,11 @@ impl EdaxHeader {
             midgame_error: int("midgame-error")?,
             endcut_error: int("endcut-error")?,
             verbosity: int("verbosity")?,
-        })
+        };
+        match header.date_fault() {
+            Some((_, what)) => Err(what),
+            None => Ok(header),
+        }
     }
 }
 
@@ -493,6 +530,9 @@ pub fn read(bytes: &[u8]) -> Result<(EdaxHeader, Vec<EdaxRecord>), EdaxError> {
         endcut_error: le_i32(bytes, 30),
         verbosity: le_i32(bytes, 34),
     };
+    if let Some((k, what)) = header.date_fault() {
+        return fail(10 + k, what);
+    }
     let count = le_u32(bytes, 38) as usize;
     let room = (bytes.len() - HEADER_BYTES) / RECORD_MIN_BYTES;
     if count > room {
@@ -612,21 +652,31 @@ fn read_record(
             )
         }
     };
-    let mut links = Vec::with_capacity(n_links);
+    let mut links: Vec<EdaxLink> = Vec::with_capacity(n_links);
     for j in 0..n_links {
         let k = at + RECORD_FIXED_BYTES + 2 * j;
         let s = score(k, "link")?;
-        links.push(EdaxLink {
-            mv: square(k + 1, "link move")?,
-            score: s,
-        });
+        let mv = square(k + 1, "link move")?;
+        if links.iter().any(|l| l.mv == mv) {
+            return fail(k + 1, format!("position {n}: link move {mv} twice"));
+        }
+        links.push(EdaxLink { mv, score: s });
     }
     let k = at + RECORD_FIXED_BYTES + 2 * n_links;
     let (leaf_move, leaf_score) = if byte(bytes, k + 1) == NOMOVE {
         (None, i8::from_le_bytes([byte(bytes, k)]))
     } else {
         let s = score(k, "leaf")?;
-        (Some(square(k + 1, "leaf move")?), s)
+        let mv = square(k + 1, "leaf move")?;
+        if links.iter().any(|l| l.mv == mv) {
+            return fail(
+                k + 1,
+                format!(
+                    "position {n}: leaf move {mv} is also a link (a leaf is a move outside the links)"
+                ),
+            );
+        }
+        (Some(mv), s)
     };
     let record = EdaxRecord {
         offset: at,
@@ -1035,6 +1085,90 @@ mod tests {
                 "byte {}: the position at byte {HEADER_BYTES} again (or a symmetric one)",
                 HEADER_BYTES + first.len()
             )
+        );
+    }
+
+    #[test]
+    fn inconsistent_records_and_dates_are_refused() {
+        let book = small();
+        let header = EdaxHeader::new_for(4, 60);
+        let records = book.edax_records();
+        let start = records
+            .iter()
+            .position(|r| !r.extra.links.is_empty())
+            .expect("the start position links to f5");
+        let offset_of = |records: &[EdaxRecord], n: usize| {
+            HEADER_BYTES
+                + records[..n]
+                    .iter()
+                    .map(|r| RECORD_MIN_BYTES + 2 * r.extra.links.len())
+                    .sum::<usize>()
+        };
+        // A link given twice.
+        let mut twice = records.clone();
+        let link = twice[start].extra.links[0];
+        twice[start].extra.links.push(link);
+        let e = read(&write(&header, &twice).unwrap()).unwrap_err();
+        let last = twice[start].extra.links.len() - 1;
+        let at = offset_of(&twice, start) + RECORD_FIXED_BYTES + 2 * last + 1;
+        assert_eq!(e.offset, at, "{e}");
+        assert!(
+            e.what.ends_with(&format!("link move {} twice", link.mv)),
+            "{e}"
+        );
+        // The leaf move equal to a link.
+        let mut leaf = records.clone();
+        leaf[start].extra.leaf_move = Some(link.mv);
+        leaf[start].extra.leaf_score = 0;
+        let e = read(&write(&header, &leaf).unwrap()).unwrap_err();
+        let links = leaf[start].extra.links.len();
+        assert_eq!(
+            e.offset,
+            offset_of(&leaf, start) + RECORD_FIXED_BYTES + 2 * links + 1,
+            "{e}"
+        );
+        assert!(e.what.contains("is also a link"), "{e}");
+        // A month out of range names the month's byte.
+        let mut bytes = write(&header, &records).unwrap();
+        bytes[12] = 254;
+        let e = read(&bytes).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "byte 12: the header's date has month 254 (expected 1..12)"
+        );
+        // The all-zero date of a book made without a clock is read.
+        let zero = EdaxHeader {
+            year: 0,
+            month: 0,
+            day: 0,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            ..header
+        };
+        assert!(read(&write(&zero, &records).unwrap()).is_ok());
+        // The same faults in the text form.
+        let bad_hour = {
+            let c = header.to_comment();
+            let t = c.find('T').unwrap();
+            format!("{}T25{}", &c[..t], &c[t + 3..])
+        };
+        assert_eq!(
+            EdaxHeader::parse_comment(&bad_hour).unwrap_err(),
+            "the header's date has hour 25 (expected 0..23)"
+        );
+        let board = records[start].board;
+        let field = records[start].extra.to_field();
+        let dup = field.replacen(
+            &format!("{}:", link.mv),
+            &format!("{}:{}/{}:", link.mv, link.score, link.mv),
+            1,
+        );
+        assert!(
+            EdaxExtra::parse_field(&dup, &board)
+                .unwrap_err()
+                .contains("twice"),
+            "{dup}"
         );
     }
 }

@@ -87,10 +87,24 @@ pub struct Book {
 /// The temporary file a book is written to before it replaces `path`: `path` with
 /// `.flank-tmp-<pid>` appended, in the same directory (so the rename stays on one file system
 /// and no file of the user's is touched).
-pub fn temp_path(path: &std::path::Path) -> std::path::PathBuf {
+fn temp_path(path: &std::path::Path) -> std::path::PathBuf {
     let mut name = path.as_os_str().to_os_string();
     name.push(format!(".flank-tmp-{}", std::process::id()));
     std::path::PathBuf::from(name)
+}
+
+/// Writes `bytes` to `path` through a temporary file ([`temp_path`]) renamed over it, so a
+/// failed write leaves `path` as it was and no temporary file behind.
+///
+/// # Errors
+/// The write or rename failure (for example `path` is a directory).
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = temp_path(path);
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// The canonical key of `board`: the least (player, opponent) pair over the 8 symmetries.

@@ -58,18 +58,13 @@ pub fn is_edax_book(path: &Path) -> bool {
         .is_ok_and(|()| edax::is_edax(&head))
 }
 
-/// Writes `bytes` to `path` through a temporary file renamed over it, so a failed write
-/// leaves `path` as it was.
+/// Writes `bytes` to `path` through [`crate::book::write_atomically`].
 ///
 /// # Errors
 /// A write or rename failure, with the path.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = crate::book::temp_path(path);
-    if let Err(e) = std::fs::write(&tmp, bytes) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("cannot write {}", tmp.display()));
-    }
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+    crate::book::write_atomically(path, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The openings of the WTHOR games in `dir`: each game's positions before its first `plies`

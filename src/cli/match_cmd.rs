@@ -270,7 +270,7 @@ fn openings(name: Option<&str>, handicap: Option<u32>) -> Result<Vec<Opening>> {
                 }
                 _ => PathBuf::from(name),
             };
-            let text = std::fs::read_to_string(&path)
+            let text = crate::data::read_text(&path)
                 .with_context(|| format!("cannot read openings {}", path.display()))?;
             match handicap {
                 Some(n) => {

@@ -341,9 +341,24 @@ pub fn solve_source<W: Write>(
 }
 
 /// Reads and parses every problem of `input` before anything is solved (for files: a bad
-/// line at the end is reported before hours of solving, not after). Errors name the line.
+/// line at the end is reported before hours of solving, not after). Errors name the line;
+/// input longer than [`crate::data::MAX_TEXT_FILE_BYTES`] is refused (an endless input is
+/// not read until memory runs out).
 pub fn read_problems<R: BufRead>(input: R) -> Result<Vec<Problem>> {
-    ProblemLines::new(input).collect()
+    read_problems_within(input, crate::data::MAX_TEXT_FILE_BYTES)
+}
+
+/// [`read_problems`] with the byte limit `limit`.
+fn read_problems_within<R: BufRead>(input: R, limit: u64) -> Result<Vec<Problem>> {
+    let mut capped = input.take(limit + 1);
+    let problems: Result<Vec<Problem>> = ProblemLines::new(&mut capped).collect();
+    if capped.limit() == 0 {
+        anyhow::bail!(
+            "longer than {} MiB, the most flank reads of a problem file (give it on stdin, `-`, to solve it as it is read)",
+            limit >> 20
+        );
+    }
+    problems
 }
 
 /// The problems of `input` one by one, as read (blank and `%` lines skipped): for callers
@@ -767,6 +782,20 @@ mod tests {
             })
             .collect();
         assert_eq!(empties, vec![18, 19, 20, 21, 22]);
+    }
+
+    #[test]
+    fn problem_files_are_read_up_to_a_limit() {
+        let (far, gap) = ("-".repeat(27), "-".repeat(6));
+        let line = format!("{far}OX{gap}XO{far} X;\n");
+        let text = line.repeat(10);
+        let all = read_problems_within(text.as_bytes(), text.len() as u64).unwrap();
+        assert_eq!(all.len(), 10);
+        let e = read_problems_within(text.as_bytes(), text.len() as u64 - 1).unwrap_err();
+        assert!(e.to_string().starts_with("longer than 0 MiB"), "{e}");
+        // An endless input is refused at the limit.
+        let endless = std::io::BufReader::new(std::io::repeat(b'\n'));
+        assert!(read_problems_within(endless, 1 << 16).is_err());
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::othello::square::{Move, Square};
 
 /// Reads XOT openings (one transcript per line) from `path`, or `None` if it is missing.
 pub fn load_openings(path: &Path) -> Result<Option<Vec<Position>>> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::data::read_text(path) {
         Ok(t) => t,
         Err(_) => return Ok(None),
     };

@@ -246,7 +246,7 @@ type Opening = (Vec<Move>, Position);
 /// A file that cannot be read, a bad line (with its line number), or no opening at all.
 pub fn read_openings(path: &Path) -> Result<Vec<Opening>> {
     let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        crate::data::read_text(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -506,7 +506,7 @@ fn prepare_output(out: &Path, header: &str) -> Result<HashSet<u64>> {
         return Ok(HashSet::new());
     }
     let text =
-        std::fs::read_to_string(out).with_context(|| format!("cannot read {}", out.display()))?;
+        crate::data::read_text(out).with_context(|| format!("cannot read {}", out.display()))?;
     let first = text.lines().next().unwrap_or("");
     if first != header {
         bail!(

@@ -64,7 +64,7 @@ pub fn load_test_positions(path: &Path) -> Result<HashSet<(u64, u64)>> {
         return Ok(set);
     }
     let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        crate::data::read_text(path).with_context(|| format!("cannot read {}", path.display()))?;
     for (i, line) in text.lines().enumerate() {
         let problem = parse_problem_line(line)
             .map_err(|e| anyhow::anyhow!("{} line {}: {e}", path.display(), i + 1))?;

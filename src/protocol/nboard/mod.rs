@@ -364,13 +364,10 @@ impl NBoard {
             return send(out, "learned");
         };
         let learned = Arc::new(learned);
-        if let Some(path) = &self.options.book_file {
-            let tmp = crate::book::temp_path(path);
-            if let Err(e) =
-                std::fs::write(&tmp, learned.to_text()).and_then(|()| std::fs::rename(&tmp, path))
-            {
-                send(out, &format!("status cannot write the book: {e}"))?;
-            }
+        if let Some(path) = &self.options.book_file
+            && let Err(e) = crate::book::write_atomically(path, learned.to_text().as_bytes())
+        {
+            send(out, &format!("status cannot write the book: {e}"))?;
         }
         self.book = Some(learned);
         send(out, "learned")
