@@ -17,31 +17,7 @@ use flank::othello::{Board, Color, Position, Square};
 const DAT: &str = "books/edax-test-book.dat";
 const EXPECTED: &str = "books/edax-test-book.expected";
 
-/// The bytes of `rel` below the shared data directory, or `None` after saying `SKIPPED` when
-/// it is missing (a failure with `FLANK_REQUIRE_DATA=1` or `FLANK_DATA` set, as
-/// `common::data_file`).
-fn data_bytes(rel: &str) -> Option<(PathBuf, Vec<u8>)> {
-    let found = flank::data::data_file(rel).and_then(|p| {
-        std::fs::read(&p)
-            .map(|b| (p.clone(), b))
-            .map_err(|e| format!("{}: {e}", p.display()))
-    });
-    match found {
-        Ok(x) => Some(x),
-        Err(e) => {
-            assert!(
-                std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
-                "{rel} is required (FLANK_REQUIRE_DATA=1): {e}"
-            );
-            assert!(
-                std::env::var_os("FLANK_DATA").is_none_or(|v| v.is_empty()),
-                "{rel} is required: FLANK_DATA names a data directory without it: {e}"
-            );
-            common::skipped(&e);
-            None
-        }
-    }
-}
+use common::data_bytes;
 
 /// A temporary directory of this test (removed first if a previous run left it).
 fn temp_dir(name: &str) -> PathBuf {

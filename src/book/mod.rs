@@ -93,7 +93,8 @@ fn temp_path(path: &std::path::Path) -> std::path::PathBuf {
     std::path::PathBuf::from(name)
 }
 
-/// Writes `bytes` to `path` through a temporary file ([`temp_path`]) renamed over it, so a
+/// Writes `bytes` to `path` through a temporary file (`path` with `.flank-tmp-<pid>`
+/// appended, in the same directory) renamed over it, so a
 /// failed write leaves `path` as it was and no temporary file behind.
 ///
 /// # Errors

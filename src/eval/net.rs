@@ -387,11 +387,7 @@ impl Nets {
     /// many empties if there is one, else the net of its phase, if any.
     #[inline]
     pub fn for_empties(&self, empties: u32) -> Option<&PhaseNet> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        self.get(empties_slot(empties))
-            .or_else(|| self.get(phase(empties)))
+        net_for_empties(self.slots.is_empty(), empties, |slot| self.get(slot))
     }
 
     /// Puts `net` in `slot` (< [`NUM_SLOTS`]), replacing any net there.
@@ -577,11 +573,7 @@ impl LazyNets {
     /// the net of its phase, if any.
     #[inline]
     pub fn for_empties(&self, empties: u32) -> Option<&PhaseNet> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        self.get(empties_slot(empties))
-            .or_else(|| self.get(phase(empties)))
+        net_for_empties(self.slots.is_empty(), empties, |slot| self.get(slot))
     }
 
     /// The slots that have a net (decoded or not), in increasing order.
@@ -611,6 +603,21 @@ impl LazyNets {
         }
         nets
     }
+}
+
+/// The net of `empties` empties among slots read by `get`: the net of exactly that many
+/// empties if there is one, else the net of its phase; `None` when there are no slots
+/// (`no_slots`) or neither net exists.
+#[inline]
+fn net_for_empties<'a>(
+    no_slots: bool,
+    empties: u32,
+    get: impl Fn(usize) -> Option<&'a PhaseNet>,
+) -> Option<&'a PhaseNet> {
+    if no_slots {
+        return None;
+    }
+    get(empties_slot(empties)).or_else(|| get(phase(empties)))
 }
 
 #[cfg(test)]

@@ -38,11 +38,22 @@ pub fn flank(args: &[&str], stdin: &str) -> (i32, String, String) {
 /// `FLANK_REQUIRE_DATA=1`, or with `FLANK_DATA` set (a data directory was named, so it must
 /// hold the file), a missing file fails the test.
 pub fn data_file(rel: &str) -> Option<String> {
+    data_bytes(rel).map(|(path, bytes)| {
+        String::from_utf8(bytes).unwrap_or_else(|_| panic!("{} is not UTF-8 text", path.display()))
+    })
+}
+
+/// The path and bytes of `rel` below the shared data directory: [`data_file`] for files that
+/// are not text.
+#[allow(dead_code)]
+pub fn data_bytes(rel: &str) -> Option<(std::path::PathBuf, Vec<u8>)> {
     let found = flank::data::data_file(rel).and_then(|path| {
-        std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))
+        std::fs::read(&path)
+            .map(|b| (path.clone(), b))
+            .map_err(|e| format!("{}: {e}", path.display()))
     });
     match found {
-        Ok(s) => Some(s),
+        Ok(x) => Some(x),
         Err(e) => {
             assert!(
                 std::env::var("FLANK_REQUIRE_DATA").as_deref() != Ok("1"),
