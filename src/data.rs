@@ -75,34 +75,55 @@ pub fn data_root() -> Result<PathBuf, String> {
 /// records): 1 GiB.
 pub const MAX_TEXT_FILE_BYTES: u64 = 1 << 30;
 
-/// The text of the file `path`, read whole but never more than [`MAX_TEXT_FILE_BYTES`]
-/// (an endless file such as a pipe is refused at the limit, not read until memory runs out).
+/// The bytes of the file `path`, read whole but never more than `limit` bytes (an endless
+/// file such as a pipe is refused at the limit, not read until memory runs out).
 ///
 /// # Errors
-/// The file cannot be opened or read; it is longer than the limit or not UTF-8
-/// (`InvalidData`, with a one-line reason).
-pub fn read_text(path: &Path) -> std::io::Result<String> {
+/// The file cannot be opened or read, or it is longer than `limit` (`InvalidData`, with a
+/// one-line reason).
+pub fn read_bytes(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
-        .take(MAX_TEXT_FILE_BYTES + 1)
+        .take(limit + 1)
         .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_TEXT_FILE_BYTES {
+    if bytes.len() as u64 > limit {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!(
-                "longer than {} MiB, the most flank reads of a text file",
-                MAX_TEXT_FILE_BYTES >> 20
+                "longer than {} MiB, the most flank reads of such a file",
+                limit >> 20
             ),
         ));
     }
-    String::from_utf8(bytes)
+    Ok(bytes)
+}
+
+/// The text of the file `path`: [`read_bytes`] up to [`MAX_TEXT_FILE_BYTES`], as UTF-8.
+///
+/// # Errors
+/// Those of [`read_bytes`], or text that is not UTF-8 (`InvalidData`).
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read_bytes(path, MAX_TEXT_FILE_BYTES)?)
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_are_read_up_to_their_limit() {
+        let path = std::env::temp_dir().join(format!("flank-read-{}", std::process::id()));
+        std::fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read_bytes(&path, 10).unwrap(), b"0123456789");
+        let e = read_bytes(&path, 9).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        assert_eq!(read_text(&path).unwrap(), "0123456789");
+        std::fs::write(&path, [0xFF, 0xFE]).unwrap();
+        assert_eq!(read_text(&path).unwrap_err().to_string(), "not UTF-8 text");
+        let _ = std::fs::remove_file(&path);
+    }
 
     #[test]
     fn the_first_directory_holding_the_file_wins() {

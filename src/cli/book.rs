@@ -32,23 +32,6 @@ pub fn load_book(value: Option<&str>) -> Result<Option<Arc<Book>>> {
     }
 }
 
-/// The bytes of the file `path`, at most [`edax::MAX_FILE_BYTES`] of them.
-///
-/// # Errors
-/// An unreadable file, or a larger one.
-fn read_capped(path: &Path) -> Result<Vec<u8>> {
-    let f = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
-    f.take(edax::MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > edax::MAX_FILE_BYTES {
-        bail!(
-            "larger than {} MiB, the most a book file may be",
-            edax::MAX_FILE_BYTES >> 20
-        );
-    }
-    Ok(bytes)
-}
-
 /// True if the file `path` starts like an Edax file (see [`edax::is_edax`]); false when it
 /// does not or cannot be read.
 pub fn is_edax_book(path: &Path) -> bool {
@@ -95,7 +78,7 @@ pub fn wthor_openings(dir: &std::path::Path, plies: u32) -> Result<Vec<Vec<Board
 /// byte offset for an Edax book).
 pub fn read_book_file(path: &Path) -> Result<Book> {
     let context = || format!("cannot read book {}", path.display());
-    let bytes = read_capped(path).with_context(context)?;
+    let bytes = crate::data::read_bytes(path, edax::MAX_FILE_BYTES).with_context(context)?;
     if edax::is_edax(&bytes) {
         return Book::from_edax(&bytes).with_context(context);
     }
@@ -113,7 +96,7 @@ pub fn read_book_file(path: &Path) -> Result<Book> {
 /// An unreadable or malformed Edax book, or a write failure.
 pub fn run_book_import(input: &Path, out: &Path, out_text: &mut dyn Write) -> Result<()> {
     let context = || format!("cannot read book {}", input.display());
-    let bytes = read_capped(input).with_context(context)?;
+    let bytes = crate::data::read_bytes(input, edax::MAX_FILE_BYTES).with_context(context)?;
     let book = Book::from_edax(&bytes).with_context(context)?;
     write_atomically(out, book.to_text().as_bytes())?;
     let version = book.edax_header().map_or(String::new(), |h| {
