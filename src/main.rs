@@ -704,6 +704,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 iterations: args.iterations,
                 seed: 1,
                 out: args.out,
+                refit_solver: args.refit_solver,
             };
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(args.threads.map_or(0, |t| t as usize))

@@ -39,7 +39,7 @@ fn positions(n: usize) -> Vec<Board> {
 fn child_evaluation_equals_evaluating_the_child() {
     let mut children = 0;
     for b in positions(3000) {
-        let ce = ChildEval::new(b.player, b.opponent);
+        let ce = ChildEval::new(flank::eval::active(), b.player, b.opponent);
         let parent = DiscDigits::new(b.player, b.opponent);
         assert_eq!(
             parent,
@@ -777,4 +777,84 @@ fn evalset_failure_keeps_an_existing_output_and_stdout_errors_count() {
         assert_eq!(o.status.code(), Some(2), "{err}");
         assert!(err.contains("cannot write to stdout"), "{err}");
     }
+}
+
+/// The exact solver orders its moves and cuts with the weights file's solver weights
+/// ([`flank::eval::weights::SolverWeights`]), the midgame search with its main weights: a file
+/// whose main linear weights are changed (a third of the built-in ones halved; no nets) but
+/// which keeps the built-in solver weights solves three 20-empties positions with the same
+/// scores and the same node count as the built-in weights, where the same file without solver
+/// weights takes another count; and its depth-6 midgame search differs from the built-in one.
+#[test]
+fn the_solver_orders_with_the_solver_weights() {
+    use flank::eval::weights::{EMBEDDED, base_solver, decode_all, encode_full};
+    let (w, _, mpc) = decode_all(EMBEDDED).expect("built-in weights decode");
+    // Without the nets (2-9 empties), which neither the solver's ordering nor its ProbCut
+    // reaches: the files are quick to write, and the counts still must agree.
+    let nets = flank::eval::net::Nets::none();
+    let solver = base_solver(EMBEDDED).expect("built-in solver weights");
+    let changed: Vec<i16> = w
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| if i % 3 == 0 { x / 2 } else { x })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("flank-solver-weights-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let keep = dir.join("keep.bin");
+    let plain = dir.join("plain.bin");
+    std::fs::write(
+        &keep,
+        encode_full(&changed, &nets, mpc.as_ref(), Some(&solver)),
+    )
+    .unwrap();
+    std::fs::write(&plain, encode_full(&changed, &nets, mpc.as_ref(), None)).unwrap();
+    // Three positions of random games at 20 empties, as board strings (X to move).
+    let boards: Vec<String> = positions(4000)
+        .into_iter()
+        .filter(|b| b.empties() == 20 && b.has_moves())
+        .take(3)
+        .map(|b| {
+            let sq = |i: u32| match (b.player >> i & 1, b.opponent >> i & 1) {
+                (1, _) => 'X',
+                (_, 1) => 'O',
+                _ => '-',
+            };
+            format!("{} X\n", (0..64).map(sq).collect::<String>())
+        })
+        .collect();
+    assert_eq!(boards.len(), 3);
+    let input = boards.concat();
+    let run = |spec: &str, extra: &[&str]| -> Vec<(i64, u64)> {
+        let mut args = vec!["solve", "--threads", "1", "--hash", "64", "--json"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--eval", spec, "-"]);
+        let (code, out, err) = flank(&args, &input);
+        assert_eq!(code, 0, "{err}");
+        out.lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("one JSON line");
+                (v["score"].as_i64().unwrap(), v["nodes"].as_u64().unwrap())
+            })
+            .collect()
+    };
+    let (keep_s, plain_s) = (keep.to_string_lossy(), plain.to_string_lossy());
+    let built_in = run("trained", &[]);
+    let kept = run(&keep_s, &[]);
+    let own = run(&plain_s, &[]);
+    assert_eq!(built_in.len(), 3);
+    assert_eq!(kept, built_in, "solver weights kept: same scores and nodes");
+    let scores = |r: &[(i64, u64)]| r.iter().map(|x| x.0).collect::<Vec<_>>();
+    let nodes = |r: &[(i64, u64)]| r.iter().map(|x| x.1).sum::<u64>();
+    assert_eq!(scores(&own), scores(&built_in), "exact scores never change");
+    assert_ne!(
+        nodes(&own),
+        nodes(&built_in),
+        "the changed weights order otherwise"
+    );
+    assert_ne!(
+        run(&keep_s, &["--depth", "6"]),
+        run("trained", &["--depth", "6"]),
+        "the midgame search uses the main weights"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

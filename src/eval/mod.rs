@@ -65,6 +65,15 @@ impl Evaluator {
         }
     }
 
+    /// The midgame MPC calibration of this evaluator (`None` for the classic evaluation or
+    /// weights without one).
+    pub fn mpc(&self) -> Option<&crate::eval::mpc::MpcTable> {
+        match self {
+            Evaluator::Pattern(p) => p.mpc(),
+            Evaluator::Classic => None,
+        }
+    }
+
     /// A short name for logs: `classic` or `trained`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -75,6 +84,7 @@ impl Evaluator {
 }
 
 static ACTIVE: OnceLock<Evaluator> = OnceLock::new();
+static SOLVER: OnceLock<Option<Evaluator>> = OnceLock::new();
 
 /// Installs `e` as the process-wide evaluator. Fails (returning `e`) if an evaluator is
 /// already active, i.e. after [`set_evaluator`] or the first [`evaluate`].
@@ -93,14 +103,25 @@ pub fn active() -> &'static Evaluator {
     })
 }
 
+/// The evaluation the exact solver orders its moves and cuts with (its ordering searches,
+/// child evaluations, ProbCut and root estimate): the active weights' own solver weights
+/// ([`weights::SolverWeights`]) if they have them, else the active evaluator. Built on first
+/// use.
+pub fn solver() -> &'static Evaluator {
+    SOLVER
+        .get_or_init(|| match active() {
+            Evaluator::Pattern(p) => p.solver_eval().map(|e| Evaluator::Pattern(Box::new(e))),
+            Evaluator::Classic => None,
+        })
+        .as_ref()
+        .unwrap_or_else(active)
+}
+
 /// The midgame MPC calibration of the active evaluator ([`crate::eval::mpc::MpcTable`]):
 /// the one stored with its weights, `None` for the classic evaluation or a weights file
 /// without one (the midgame search then runs without ProbCut).
 pub fn mpc_table() -> Option<&'static crate::eval::mpc::MpcTable> {
-    match active() {
-        Evaluator::Pattern(p) => p.mpc(),
-        Evaluator::Classic => None,
-    }
+    active().mpc()
 }
 
 /// Evaluates `board` for the side to move with the active evaluator, in discs (an estimate of
@@ -116,24 +137,33 @@ pub fn evaluate(board: &Board) -> Score {
 /// move changes ([`DiscDigits::child`]) instead of read again. For move ordering, where every
 /// child of a node is evaluated.
 pub struct ChildEval {
+    /// The evaluator.
+    eval: &'static Evaluator,
     /// The parent's disc digits (`None` under the classic evaluation).
     digits: Option<DiscDigits>,
 }
 
 impl ChildEval {
-    /// Prepares to evaluate the children of the position with `p` the side to move's discs
-    /// and `o` the opponent's.
+    /// Prepares to evaluate with `eval` the children of the position with `p` the side to
+    /// move's discs and `o` the opponent's.
     #[inline]
-    pub fn new(p: u64, o: u64) -> ChildEval {
+    pub fn new(eval: &'static Evaluator, p: u64, o: u64) -> ChildEval {
         ChildEval {
-            digits: match active() {
+            eval,
+            digits: match eval {
                 Evaluator::Pattern(_) => Some(DiscDigits::new(p, o)),
                 Evaluator::Classic => None,
             },
         }
     }
 
-    /// [`evaluate`] of the child `(cp, co)` (the parent's opponent to move) reached by playing
+    /// The evaluator.
+    #[inline]
+    pub fn evaluator(&self) -> &'static Evaluator {
+        self.eval
+    }
+
+    /// The evaluation of the child `(cp, co)` (the parent's opponent to move) reached by playing
     /// square `x` flipping `flipped`; `child_moves` are the child's legal moves and must not
     /// be empty.
     #[inline]
@@ -142,7 +172,7 @@ impl ChildEval {
             player: cp,
             opponent: co,
         };
-        match (active(), &self.digits) {
+        match (self.eval, &self.digits) {
             (Evaluator::Pattern(pe), Some(d)) => {
                 pe.evaluate_child(&b, &d.child(x, flipped), child_moves)
             }

@@ -13,9 +13,25 @@ pub struct PatternEval {
     /// `NUM_PHASES × raw_len` weights in 1/[`SCALE`] discs, phase-major.
     raw: Vec<i16>,
     raw_len: usize,
-    nets: LazyNets,
+    nets: std::sync::Arc<LazyNets>,
     /// The midgame MPC calibration fitted with this evaluation (weights file version 4).
     mpc: Option<std::sync::Arc<crate::eval::mpc::MpcTable>>,
+    /// The exact solver's own weights, if the file has them
+    /// ([`crate::eval::weights::SolverWeights`]).
+    solver: Option<SolverLoader>,
+}
+
+/// Produces the exact solver's weights of an evaluator on first use (`None` if they cannot
+/// be decoded; the loader reports why).
+#[derive(Clone)]
+pub struct SolverLoader(
+    pub std::sync::Arc<dyn Fn() -> Option<crate::eval::weights::SolverWeights> + Send + Sync>,
+);
+
+impl std::fmt::Debug for SolverLoader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SolverLoader")
+    }
 }
 
 impl PatternEval {
@@ -35,21 +51,39 @@ impl PatternEval {
         Some(PatternEval {
             raw,
             raw_len: layout.raw_len,
-            nets: LazyNets::default(),
+            nets: Default::default(),
             mpc: None,
+            solver: None,
         })
     }
 
     /// This evaluator with residual nets added (replacing any it had).
     pub fn with_nets(mut self, nets: Nets) -> PatternEval {
-        self.nets = nets.into();
+        self.nets = std::sync::Arc::new(nets.into());
         self
     }
 
     /// This evaluator with nets that are decoded on first use ([`LazyNets::packed`]).
     pub fn with_lazy_nets(mut self, nets: LazyNets) -> PatternEval {
-        self.nets = nets;
+        self.nets = std::sync::Arc::new(nets);
         self
+    }
+
+    /// This evaluator with the exact solver's own weights, loaded by `loader` when
+    /// [`PatternEval::solver_eval`] first asks.
+    pub fn with_solver(mut self, loader: Option<SolverLoader>) -> PatternEval {
+        self.solver = loader;
+        self
+    }
+
+    /// The evaluator the exact solver orders and cuts with: this one's solver weights with
+    /// its nets (shared, not copied); `None` if it has no solver weights (or they cannot be
+    /// decoded), and the solver then uses this evaluator.
+    pub fn solver_eval(&self) -> Option<PatternEval> {
+        let sw = (self.solver.as_ref()?.0)()?;
+        let mut e = PatternEval::from_compact(&sw.linear)?.with_mpc(sw.mpc);
+        e.nets = self.nets.clone();
+        Some(e)
     }
 
     /// This evaluator with the midgame MPC calibration `mpc` (replacing any it had).

@@ -11,16 +11,18 @@
 //! | 12–15 | phases (u32, must equal [`NUM_PHASES`]) |
 //! | 16–19 | compact features per phase (u32, must equal [`Layout::compact_len`]) |
 //! | 20–23 | scale: weight units per disc (u32, must equal [`SCALE`]) |
-//! | 24–27 | section count `S` (u32, at most 2 + [`NUM_SLOTS`]) |
+//! | 24–27 | section count `S` (u32, at most 4 + [`NUM_SLOTS`]) |
 //! | 28–31 | CRC-32 (IEEE) of the directory |
-//! | 32–(32 + 16·`S`) | the directory: per section its id (u32: 0 the linear weights, 1 the MPC table, 2 + slot a net), its zlib stream's length, its decoded length and the CRC-32 of its zlib stream (u32 each) |
+//! | 32–(32 + 16·`S`) | the directory: per section its id (u32: 0 the linear weights, 1 the MPC table, 2 + slot a net, 2 + [`NUM_SLOTS`] the solver's linear weights, 3 + [`NUM_SLOTS`] the solver's MPC table), its zlib stream's length, its decoded length and the CRC-32 of its zlib stream (u32 each) |
 //! | then | the sections' zlib streams in directory order, the last one ending the file |
 //!
 //! The linear section holds `phases × features` i16 weights in 1/[`SCALE`] discs,
 //! feature-major: for each compact feature id, its phase-0 weight and then the difference to
 //! the previous phase (wrapping i16), which compresses well because weights change smoothly
 //! across phases. A net section holds one net as [`Nets::to_bytes`] writes it; the MPC section
-//! is [`MpcTable::to_bytes`]. Sections are separate streams so that a reader decodes only
+//! is [`MpcTable::to_bytes`]. The optional solver sections ([`SolverWeights`]) hold the linear
+//! weights and MPC table that the exact solver orders its moves and cuts with, in the same
+//! forms (a file without them: the solver uses the file's own). Sections are separate streams so that a reader decodes only
 //! what it uses: [`embedded`] decodes the linear weights (1.9 MB of the built-in file's 45 MB)
 //! and the MPC table at once and each net at its first use, which is what lets every flank
 //! process answer at once; a weights file given by path is decoded and checked whole.
@@ -45,7 +47,7 @@ use flate2::write::ZlibEncoder;
 use crate::eval::features::{LAYOUT, NUM_PHASES, SCALE};
 use crate::eval::mpc::MpcTable;
 use crate::eval::net::{LazyNets, NUM_SLOTS, NetLoader, Nets, PhaseNet, WIDTHS};
-use crate::eval::pattern::PatternEval;
+use crate::eval::pattern::{PatternEval, SolverLoader};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FLANKEVL";
@@ -56,6 +58,21 @@ const HEADER_LEN: usize = 32;
 /// The default weights (`weights/flank-eval.bin`, the output of `flank train`), built into the
 /// binary.
 pub static EMBEDDED: &[u8] = include_bytes!("../../weights/flank-eval.bin");
+
+/// The exact solver's own evaluation in a weights file: linear weights and the midgame MPC
+/// table that its move ordering ([`crate::search::endgame`]'s ordering searches and
+/// evaluation) and its ProbCut use, with the file's nets. A refit of the midgame keeps its
+/// base's solver weights here, so that changing the midgame evaluation does not change how
+/// the solver orders its moves (Egaroucid also orders its endgame with an evaluation of its
+/// own).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolverWeights {
+    /// Compact linear weights, `phase * compact_len + id`, in 1/[`SCALE`] discs (length
+    /// `NUM_PHASES × compact_len`).
+    pub linear: Vec<i16>,
+    /// The MPC table fitted with these weights, if any.
+    pub mpc: Option<MpcTable>,
+}
 
 /// Why a weights file was rejected.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,14 +181,36 @@ pub fn encode_with_mpc(weights: &[i16], nets: &Nets, mpc: &MpcTable) -> Vec<u8> 
     encode_sections(weights, nets, Some(mpc))
 }
 
+/// [`encode`] with an optional MPC table and optional solver weights ([`SolverWeights`]).
+pub fn encode_full(
+    weights: &[i16],
+    nets: &Nets,
+    mpc: Option<&MpcTable>,
+    solver: Option<&SolverWeights>,
+) -> Vec<u8> {
+    encode_all(weights, nets, mpc, solver)
+}
+
 /// Section ids of the version-5 directory.
 const SECTION_LINEAR: u32 = 0;
 const SECTION_MPC: u32 = 1;
 const SECTION_NET: u32 = 2;
+const SECTION_SOLVER_LINEAR: u32 = SECTION_NET + NUM_SLOTS as u32;
+const SECTION_SOLVER_MPC: u32 = SECTION_SOLVER_LINEAR + 1;
 const DIR_ENTRY: usize = 16;
 
 /// The version-5 file: the header, the directory, the sections' zlib streams.
 fn encode_sections(weights: &[i16], nets: &Nets, mpc: Option<&MpcTable>) -> Vec<u8> {
+    encode_all(weights, nets, mpc, None)
+}
+
+/// [`encode_sections`] with the solver's sections.
+fn encode_all(
+    weights: &[i16],
+    nets: &Nets,
+    mpc: Option<&MpcTable>,
+    solver: Option<&SolverWeights>,
+) -> Vec<u8> {
     let mut sections = vec![(SECTION_LINEAR, linear_payload(weights))];
     if let Some(t) = mpc {
         sections.push((SECTION_MPC, t.to_bytes()));
@@ -182,6 +221,12 @@ fn encode_sections(weights: &[i16], nets: &Nets, mpc: Option<&MpcTable>) -> Vec<
             one.set(slot, n.clone());
         }
         sections.push((SECTION_NET + slot as u32, one.to_bytes()));
+    }
+    if let Some(sw) = solver {
+        sections.push((SECTION_SOLVER_LINEAR, linear_payload(&sw.linear)));
+        if let Some(t) = &sw.mpc {
+            sections.push((SECTION_SOLVER_MPC, t.to_bytes()));
+        }
     }
     let packed: Vec<Vec<u8>> = sections.iter().map(|(_, p)| zlib(p)).collect();
     let mut dir = Vec::with_capacity(DIR_ENTRY * sections.len());
@@ -366,16 +411,19 @@ struct Sections<'a> {
     linear: Section<'a>,
     mpc: Option<Section<'a>>,
     nets: Vec<(usize, Section<'a>)>,
+    solver_linear: Option<Section<'a>>,
+    solver_mpc: Option<Section<'a>>,
 }
 
 impl<'a> Sections<'a> {
     /// Reads and checks the directory: its CRC-32, the ids (one linear section, at most one
-    /// MPC table, at most one net a slot), the decoded lengths against what each section can
+    /// MPC table, at most one net a slot, at most one of each solver section, a solver MPC
+    /// table only with solver linear weights), the decoded lengths against what each section can
     /// hold and the streams' lengths against the file's.
     fn parse(bytes: &'a [u8]) -> Result<Sections<'a>, WeightsError> {
         let bad = |m: String| WeightsError::Directory(m);
         let count = u32_at(bytes, 24) as usize;
-        if count > 2 + NUM_SLOTS {
+        if count > 4 + NUM_SLOTS {
             return Err(bad(format!("directory lists {count} sections")));
         }
         let dir_end = HEADER_LEN + DIR_ENTRY * count;
@@ -397,6 +445,7 @@ impl<'a> Sections<'a> {
                 .unwrap_or(0);
         let linear_len = NUM_PHASES * LAYOUT.compact_len * 2;
         let (mut linear, mut mpc, mut nets) = (None, None, Vec::new());
+        let (mut solver_linear, mut solver_mpc) = (None, None);
         let mut at = dir_end;
         for e in dir.chunks_exact(DIR_ENTRY) {
             let (id, packed_len, len, crc) = (
@@ -417,6 +466,12 @@ impl<'a> Sections<'a> {
             match id {
                 SECTION_LINEAR if linear.is_none() && len == linear_len => linear = Some(sec),
                 SECTION_MPC if mpc.is_none() && len <= mpc_max_len() => mpc = Some(sec),
+                SECTION_SOLVER_LINEAR if solver_linear.is_none() && len == linear_len => {
+                    solver_linear = Some(sec)
+                }
+                SECTION_SOLVER_MPC if solver_mpc.is_none() && len <= mpc_max_len() => {
+                    solver_mpc = Some(sec)
+                }
                 _ if id >= SECTION_NET
                     && ((id - SECTION_NET) as usize) < NUM_SLOTS
                     && len <= net_max
@@ -435,7 +490,18 @@ impl<'a> Sections<'a> {
             return Err(WeightsError::TrailingBytes(bytes.len() - at));
         }
         let linear = linear.ok_or_else(|| bad("directory has no linear weights".into()))?;
-        Ok(Sections { linear, mpc, nets })
+        if solver_mpc.is_some() && solver_linear.is_none() {
+            return Err(bad(
+                "directory has a solver MPC table without solver linear weights".into(),
+            ));
+        }
+        Ok(Sections {
+            linear,
+            mpc,
+            nets,
+            solver_linear,
+            solver_mpc,
+        })
     }
 
     /// The compact weights (`phase * compact_len + id`).
@@ -445,9 +511,54 @@ impl<'a> Sections<'a> {
 
     /// The MPC table, if the file has one.
     fn mpc(&self) -> Result<Option<MpcTable>, WeightsError> {
-        self.mpc
-            .map(|s| MpcTable::from_bytes(&s.inflate()?).map_err(WeightsError::Mpc))
-            .transpose()
+        mpc_of(self.mpc)
+    }
+
+    /// The solver's weights, if the file has them.
+    fn solver(&self) -> Result<Option<SolverWeights>, WeightsError> {
+        solver_of(self.solver_linear, self.solver_mpc)
+    }
+}
+
+/// The MPC table of an MPC section, if there is one.
+fn mpc_of(sec: Option<Section<'_>>) -> Result<Option<MpcTable>, WeightsError> {
+    sec.map(|s| MpcTable::from_bytes(&s.inflate()?).map_err(WeightsError::Mpc))
+        .transpose()
+}
+
+/// The solver's weights of its two sections, if there are any.
+fn solver_of(
+    linear: Option<Section<'_>>,
+    mpc: Option<Section<'_>>,
+) -> Result<Option<SolverWeights>, WeightsError> {
+    let Some(linear) = linear else {
+        return Ok(None);
+    };
+    Ok(Some(SolverWeights {
+        linear: linear_weights(&linear.inflate()?),
+        mpc: mpc_of(mpc)?,
+    }))
+}
+
+/// The solver's weights of a weights file ([`SolverWeights`]; `None` for a file without
+/// them, which includes every file before version 5): the header, the directory and the
+/// solver's sections checked ([`decode_all`] checks the rest).
+pub fn decode_solver(bytes: &[u8]) -> Result<Option<SolverWeights>, WeightsError> {
+    if check_header(bytes)? < 5 {
+        return Ok(None);
+    }
+    Sections::parse(bytes)?.solver()
+}
+
+/// The solver weights a file made from `base` keeps: `base`'s own solver weights, or, if it
+/// has none, its linear weights and MPC table (what its solver used).
+pub fn base_solver(bytes: &[u8]) -> Result<SolverWeights, WeightsError> {
+    match decode_solver(bytes)? {
+        Some(s) => Ok(s),
+        None => {
+            let (linear, _, mpc) = decode_all(bytes)?;
+            Ok(SolverWeights { linear, mpc })
+        }
     }
 }
 
@@ -548,11 +659,10 @@ pub fn ensemble(base: &[u8], other: &[u8], empties: &[u32], w: f64) -> Result<Ve
         })?;
         nets.set(slot, m);
     }
-    // The MPC table was fitted with the base's nets; it is kept as the closest calibration.
-    Ok(match mpc {
-        Some(t) => encode_with_mpc(&weights, &nets, &t),
-        None => encode(&weights, &nets),
-    })
+    // The MPC table was fitted with the base's nets; it is kept as the closest calibration,
+    // and the base's solver weights (if any) as they are.
+    let solver = decode_solver(base).map_err(|e| format!("BASE: {e}"))?;
+    Ok(encode_full(&weights, &nets, mpc.as_ref(), solver.as_ref()))
 }
 
 /// The evaluator of the weights built into the binary ([`EMBEDDED`]): the linear weights and
@@ -584,21 +694,35 @@ fn lazy_evaluator(bytes: &'static [u8]) -> Result<PatternEval, WeightsError> {
             (slot, load)
         })
         .collect();
+    let solver = s.solver_linear.map(|linear| {
+        let mpc = s.solver_mpc;
+        SolverLoader(Arc::new(move || {
+            solver_of(Some(linear), mpc)
+                .map_err(|e| {
+                    eprintln!("flank: the weights' solver section is unusable ({e}); the solver uses the main weights");
+                })
+                .ok()
+                .flatten()
+        }))
+    });
     let n = LAYOUT.compact_len;
     Ok(PatternEval::from_compact(&w)
         .ok_or(WeightsError::Length(w.len() * 2, NUM_PHASES * n * 2))?
         .with_lazy_nets(LazyNets::packed(loaders))
-        .with_mpc(s.mpc()?))
+        .with_mpc(s.mpc()?)
+        .with_solver(solver))
 }
 
 /// Decodes a weights file into an evaluator, every section at once.
 pub fn evaluator_from_bytes(bytes: &[u8]) -> Result<PatternEval, WeightsError> {
     let (w, nets, mpc) = decode_all(bytes)?;
+    let solver = decode_solver(bytes)?.map(|sw| SolverLoader(Arc::new(move || Some(sw.clone()))));
     let n = LAYOUT.compact_len;
     Ok(PatternEval::from_compact(&w)
         .ok_or(WeightsError::Length(w.len() * 2, NUM_PHASES * n * 2))?
         .with_nets(nets)
-        .with_mpc(mpc))
+        .with_mpc(mpc)
+        .with_solver(solver))
 }
 
 /// Reads and decodes a weights file. Errors name the file and the reason.
@@ -846,6 +970,100 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert_eq!(decode_all(&longer), Err(WeightsError::TrailingBytes(1)));
+    }
+
+    /// The solver sections survive the file (eagerly and lazily decoded, and through
+    /// [`ensemble`]); a file without them gives its own weights as [`base_solver`]; a solver
+    /// MPC table without solver linear weights, or a repeated solver section, is refused.
+    #[test]
+    fn solver_weights_survive_the_file() {
+        let (w, nets) = sample_weights_and_net();
+        let table = MpcTable::from_samples(&[(40, vec![1, 2, 3, 4])]);
+        let other = MpcTable::from_samples(&[(40, vec![4, 3, 2, 1])]);
+        let sw = SolverWeights {
+            linear: w.iter().map(|&x| x.wrapping_mul(3)).collect(),
+            mpc: Some(other.clone()),
+        };
+        let bytes = encode_full(&w, &nets, Some(&table), Some(&sw));
+        assert_eq!(
+            decode_all(&bytes),
+            Ok((w.clone(), nets.clone(), Some(table.clone())))
+        );
+        assert_eq!(decode_solver(&bytes), Ok(Some(sw.clone())));
+        assert_eq!(base_solver(&bytes), Ok(sw.clone()));
+        let plain = encode_with_mpc(&w, &nets, &table);
+        assert_eq!(decode_solver(&plain), Ok(None));
+        let own = SolverWeights {
+            linear: w.clone(),
+            mpc: Some(table.clone()),
+        };
+        assert_eq!(base_solver(&plain), Ok(own));
+        let eager = evaluator_from_bytes(&bytes).unwrap().solver_eval().unwrap();
+        let leaked: &'static [u8] = Box::leak(bytes.clone().into_boxed_slice());
+        let lazy = lazy_evaluator(leaked).unwrap().solver_eval().unwrap();
+        let direct = PatternEval::from_compact(&sw.linear)
+            .unwrap()
+            .with_nets(nets.clone());
+        let mut b = crate::othello::board::Board::start();
+        let mut x: u64 = 0x0dd_e7e4;
+        while b.empties() > 2 {
+            assert_eq!(eager.evaluate_fine(&b), direct.evaluate_fine(&b));
+            assert_eq!(lazy.evaluate_fine(&b), direct.evaluate_fine(&b));
+            b = random_step(b, &mut x);
+        }
+        assert_eq!(eager.mpc(), Some(&other));
+        assert!(
+            evaluator_from_bytes(&plain)
+                .unwrap()
+                .solver_eval()
+                .is_none()
+        );
+        let joined = ensemble(&bytes, &bytes, &[], 0.5).unwrap();
+        assert_eq!(decode_solver(&joined), Ok(Some(sw.clone())));
+        // A solver MPC table alone, and the solver's linear weights twice.
+        let sections = |list: &[(u32, Vec<u8>)]| {
+            let packed: Vec<Vec<u8>> = list.iter().map(|(_, p)| zlib(p)).collect();
+            let mut dir = Vec::new();
+            for ((id, plain), z) in list.iter().zip(&packed) {
+                for v in [*id, z.len() as u32, plain.len() as u32, crc32fast::hash(z)] {
+                    dir.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            let (phases, n, scale) = expected_layout();
+            let mut out = MAGIC.to_vec();
+            for v in [
+                5,
+                phases,
+                n,
+                scale,
+                list.len() as u32,
+                crc32fast::hash(&dir),
+            ] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            out.extend_from_slice(&dir);
+            packed.iter().for_each(|z| out.extend_from_slice(z));
+            out
+        };
+        let lin = (SECTION_LINEAR, linear_payload(&w));
+        assert_eq!(
+            decode_all(&sections(std::slice::from_ref(&lin))).map(|d| d.0),
+            Ok(w.clone())
+        );
+        let alone = sections(&[lin.clone(), (SECTION_SOLVER_MPC, other.to_bytes())]);
+        assert!(matches!(
+            decode_all(&alone),
+            Err(WeightsError::Directory(_))
+        ));
+        let twice = sections(&[
+            lin.clone(),
+            (SECTION_SOLVER_LINEAR, linear_payload(&w)),
+            (SECTION_SOLVER_LINEAR, linear_payload(&w)),
+        ]);
+        assert!(matches!(
+            decode_all(&twice),
+            Err(WeightsError::Directory(_))
+        ));
     }
 
     /// Version 1 files (linear weights only) still load; a damaged net section is named.

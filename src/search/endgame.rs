@@ -20,7 +20,6 @@
 use std::mem::MaybeUninit;
 use std::ops::ControlFlow;
 
-use crate::eval::evaluate;
 use crate::othello::board::{Board, SCORE_INF, Score, neighbours};
 use crate::othello::movegen::{flips, flips_near, get_moves, last_flip_count};
 use crate::search::leafcache;
@@ -646,7 +645,8 @@ impl Searcher {
 
     /// Move ordering at high empties: fastest-first keys plus a shallow midgame search of
     /// each child ([`order_depth`] plies: 2 at 17 empties up to 7 from 27, with the midgame
-    /// ProbCut at [`ORDER_MPC_T`]), as Edax does far from the leaves; TT move first.
+    /// ProbCut of the solver's weights at [`ORDER_MPC_T`]), as Edax does far from the leaves;
+    /// TT move first. Under [`Searcher::with_solver_eval`], as every solve is.
     pub(super) fn search_order(
         &mut self,
         list: &mut MoveList,
@@ -661,7 +661,7 @@ impl Searcher {
         let w = 128;
         // The ordering searches cut with the midgame ProbCut (the caller's setting returns).
         let saved = self.mid_mpc;
-        self.set_mid_mpc(Some(ORDER_MPC_T));
+        self.mid_mpc = self.eval.mpc().map(|table| (table, ORDER_MPC_T));
         for i in 0..list.n {
             if list.key(i) == FIRST_KEY {
                 continue;
@@ -679,7 +679,7 @@ impl Searcher {
     /// Exact null-window search: is the score of `b` (with `empties` empties) above `alpha`?
     /// Fail-soft: returns a value ≤ alpha (an upper bound) or > alpha (a lower bound).
     pub fn nws(&mut self, b: &Board, alpha: Score, empties: u32) -> Score {
-        self.nws_node(b.player, b.opponent, alpha, empties, true)
+        self.with_solver_eval(|s| s.nws_node(b.player, b.opponent, alpha, empties, true))
     }
 
     pub(super) fn nws_node(
@@ -824,7 +824,7 @@ impl Searcher {
                     self.fastest_first::<false>(&mut list, p, o, rest, None);
                 }
                 if empties >= EVAL_ORDER_EMPTIES {
-                    eval_order(&mut list, p, o);
+                    eval_order(&mut list, self.eval, p, o);
                 }
             } else {
                 self.search_order(&mut list, &b, rest, None, empties);
@@ -933,7 +933,7 @@ impl Searcher {
         let depth = probcut::shallow_depth(empties);
         let margin = probcut::margin(self.selectivity, empties, depth)?;
         let beta = alpha + 1;
-        let eval = evaluate(&Board {
+        let eval = self.eval.evaluate(&Board {
             player: p,
             opponent: o,
         });

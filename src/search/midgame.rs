@@ -2,14 +2,16 @@
 //!
 //! Negamax, fail-soft principal-variation search (Marsland & Campbell) with null-window
 //! searches for the later moves; the TT move first, then moves ordered by the evaluation of the
-//! child at depth ≥ 3 and fastest-first below. Leaves use [`crate::eval::evaluate`]; finished
-//! games score their exact final disc difference. The node loop is `Searcher::mid_pvs_node` (with
-//! `mid_pvs_d1` at depth 1 and the midgame multi-ProbCut `mid_probcut`), also used by the
-//! solver's ordering searches; the methods extend the per-thread [`Searcher`].
+//! child at depth ≥ 3 and fastest-first below. Leaves use the searcher's evaluation (the
+//! midgame one, [`crate::eval::active`]); finished games score their exact final disc
+//! difference. The node loop is `Searcher::mid_pvs_node` (with `mid_pvs_d1` at depth 1 and the
+//! midgame multi-ProbCut `mid_probcut`), also used by the solver's ordering searches, which
+//! evaluate with the solver's weights ([`crate::eval::solver`]); the methods extend the
+//! per-thread [`Searcher`].
 
 use std::time::Instant;
 
-use crate::eval::{ChildEval, evaluate};
+use crate::eval::{ChildEval, Evaluator};
 use crate::othello::board::{Board, SCORE_INF, Score};
 use crate::othello::movegen::{flips, get_moves};
 use crate::othello::square::{Move, Square};
@@ -37,10 +39,11 @@ pub struct Iteration {
 
 /// The static value of a leaf: the exact final score of a finished game; for a side to move
 /// that must pass, minus the evaluation of the opponent to move (the evaluation is trained
-/// on positions with a legal move only); else the evaluation.
+/// on positions with a legal move only); else the evaluation (the midgame one,
+/// [`crate::eval::active`]).
 #[inline]
 pub fn leaf_eval(b: &Board) -> Score {
-    leaf_value(b.player, b.opponent, b.moves())
+    leaf_value(crate::eval::active(), b.player, b.opponent, b.moves())
 }
 
 /// Lists the moves `moves` of `(p, o)` in the order of a depth-1 node
@@ -61,15 +64,15 @@ fn order_depth_one(list: &mut MoveList, p: u64, o: u64, moves: u64) {
 }
 
 /// The move a depth-1 search of `b` (which must have a legal move) plays: the first child of
-/// [`order_depth_one`]'s order with the best static value.
-fn depth_one_move(b: &Board) -> Square {
+/// [`order_depth_one`]'s order with the best static value of `e`.
+fn depth_one_move(e: &Evaluator, b: &Board) -> Square {
     let mut list = MoveList::new();
     order_depth_one(&mut list, b.player, b.opponent, b.moves());
     let mut best = (-SCORE_INF, list.sq(0));
     for i in 0..list.n {
         let x = list.sq(i);
         let (f, cm) = list.child(x);
-        let v = -leaf_value(b.opponent ^ f, b.player ^ f ^ (1 << x), cm);
+        let v = -leaf_value(e, b.opponent ^ f, b.player ^ f ^ (1 << x), cm);
         if v > best.0 {
             best = (v, x);
         }
@@ -97,7 +100,7 @@ impl Searcher {
         if self.check_stop() {
             return (0, 64);
         }
-        (leaf_eval(b), 64)
+        (leaf_value(self.eval, b.player, b.opponent, b.moves()), 64)
     }
 
     /// One root iteration at `depth` with an aspiration window around `guess` (full window if
@@ -168,7 +171,7 @@ impl Searcher {
         // been searched with a null window: the missing last move is the one such a node plays
         // (passes use no depth, so after a pass the missing node is deeper: left out).
         if (pv.len() as u32) + 1 == len && b.moves() != 0 && !pv.contains(&Move::Pass) {
-            pv.push(Move::Play(depth_one_move(&b)));
+            pv.push(Move::Play(depth_one_move(self.eval, &b)));
         }
         pv
     }
@@ -244,7 +247,7 @@ impl Searcher {
             m &= m - 1;
             let c = b.make_move_with_flips(1 << x, flips(b.player, b.opponent, x));
             self.nodes += 1;
-            let v = -leaf_eval(&c);
+            let v = -leaf_value(self.eval, c.player, c.opponent, c.moves());
             if v > best {
                 best = v;
                 best_move = x;
@@ -320,7 +323,7 @@ impl Searcher {
         // Ordering; at depth 2 the children's moves are kept for their depth-1 searches.
         let mut list = MoveList::new();
         let mut child_moves = [0u64; 64];
-        let ce = (depth >= 3).then(|| ChildEval::new(p, o));
+        let ce = (depth >= 3).then(|| ChildEval::new(self.eval, p, o));
         let mut m = moves;
         while m != 0 {
             let x = m.trailing_zeros();
@@ -453,9 +456,9 @@ impl Searcher {
                 return (0, 64);
             }
             let v = if i == 0 {
-                -leaf_value(cp, co, cm)
+                -leaf_value(self.eval, cp, co, cm)
             } else {
-                let ce = ce.get_or_insert_with(|| ChildEval::new(p, o));
+                let ce = ce.get_or_insert_with(|| ChildEval::new(self.eval, p, o));
                 -child_value(ce, cp, co, x, f, cm)
             };
             if i > 0 && v > alpha && v < beta {
@@ -508,7 +511,7 @@ impl Searcher {
         let f = table.fit(empties, depth, d)?;
         let (a, b, margin) = (f.a as f64, f.b as f64, t * f.sigma as f64);
         let beta = alpha + 1;
-        let eval = evaluate(&Board {
+        let eval = self.eval.evaluate(&Board {
             player: p,
             opponent: o,
         });

@@ -3,7 +3,7 @@
 
 use std::mem::MaybeUninit;
 
-use crate::eval::ChildEval;
+use crate::eval::{ChildEval, Evaluator};
 use crate::search::searcher::child_value;
 
 /// Key units per disc of the child's evaluation in the fastest-first keys of the solver's NWS
@@ -34,8 +34,8 @@ pub(super) struct MoveList {
 /// move), [`EVAL_ORDER_WEIGHT`] key units per disc, to the fastest-first keys of `list`
 /// (every entry keyed by [`Searcher::fastest_first`] for the position `(p, o)`).
 #[inline]
-pub(super) fn eval_order(list: &mut MoveList, p: u64, o: u64) {
-    let ce = ChildEval::new(p, o);
+pub(super) fn eval_order(list: &mut MoveList, e: &'static Evaluator, p: u64, o: u64) {
+    let ce = ChildEval::new(e, p, o);
     for i in 0..list.n {
         let x = list.sq(i);
         let (f, cm) = list.child(x);

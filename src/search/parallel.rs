@@ -134,6 +134,7 @@ impl Searcher {
                     s.split = this.split;
                     s.mid_split = this.mid_split;
                     s.mid_mpc = this.mid_mpc;
+                    s.eval = this.eval;
                     s.keep_pv = this.keep_pv;
                     s.set_progress(this.progress.clone());
                     let v = search(&mut s, x);

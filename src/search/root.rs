@@ -37,10 +37,12 @@ impl Searcher {
     /// Fail-soft; exact when the result lies strictly inside the window.
     pub fn pvs(&mut self, b: &Board, alpha: Score, beta: Score) -> Score {
         let empties = b.empties();
-        if beta <= alpha + 1 {
-            return self.nws_node(b.player, b.opponent, alpha, empties, true);
-        }
-        self.pvs_node(b, alpha, beta, empties, true).0
+        self.with_solver_eval(|s| {
+            if beta <= alpha + 1 {
+                return s.nws_node(b.player, b.opponent, alpha, empties, true);
+            }
+            s.pvs_node(b, alpha, beta, empties, true).0
+        })
     }
 
     /// PVS node returning the score and the best move square (64 if none).
@@ -165,6 +167,11 @@ impl Searcher {
     /// game achieving the score (for a bound, a WLD win or loss: a line keeping the bound,
     /// each winning step proven by a null-window search; it ends early only if stopped).
     pub fn solve(&mut self, b: &Board, alpha: Score, beta: Score) -> Option<SolveResult> {
+        self.with_solver_eval(|s| s.solve_pooled(b, alpha, beta))
+    }
+
+    /// [`Searcher::solve`] under the solver's evaluation, on the pool if there is one.
+    fn solve_pooled(&mut self, b: &Board, alpha: Score, beta: Score) -> Option<SolveResult> {
         match self.pool.clone() {
             Some(pool) => {
                 self.split = true;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use crate::eval::{ChildEval, evaluate};
+use crate::eval::{ChildEval, Evaluator};
 use crate::othello::board::{Board, Score};
 use crate::othello::movegen::get_moves;
 use crate::search::probcut;
@@ -35,18 +35,18 @@ pub(super) fn final_score(p: u64, o: u64) -> Score {
     .final_score()
 }
 
-/// [`crate::search::midgame::leaf_eval`] of `(p, o)` given `moves`, the side to move's moves (only
-/// whether it is 0 matters): the evaluation, minus the evaluation after a pass, or the final
-/// score.
+/// [`crate::search::midgame::leaf_eval`] of `(p, o)` with the evaluator `e`, given `moves`,
+/// the side to move's moves (only whether it is 0 matters): the evaluation, minus the
+/// evaluation after a pass, or the final score.
 #[inline]
-pub(crate) fn leaf_value(p: u64, o: u64, moves: u64) -> Score {
+pub(crate) fn leaf_value(e: &Evaluator, p: u64, o: u64, moves: u64) -> Score {
     if moves != 0 {
-        evaluate(&Board {
+        e.evaluate(&Board {
             player: p,
             opponent: o,
         })
     } else if get_moves(o, p) != 0 {
-        -evaluate(&Board {
+        -e.evaluate(&Board {
             player: o,
             opponent: p,
         })
@@ -69,7 +69,7 @@ pub(super) fn child_value(
     if cm != 0 {
         ce.evaluate(cp, co, x, flipped, cm)
     } else {
-        leaf_value(cp, co, 0)
+        leaf_value(ce.evaluator(), cp, co, 0)
     }
 }
 
@@ -118,6 +118,10 @@ pub struct Searcher {
     /// The table's epoch when this searcher was made ([`TranspositionTable::epoch`]), which
     /// keys its thread's leaf cache ([`crate::search::leafcache`]).
     pub(super) leaf_epoch: u32,
+    /// The evaluation of the running search's leaves and move ordering: the midgame
+    /// evaluation ([`crate::eval::active`]), or the exact solver's ([`crate::eval::solver`])
+    /// inside [`Searcher::with_solver_eval`].
+    pub(super) eval: &'static Evaluator,
 }
 
 /// The cutoff flag of one YBWC split point, chained to the split points above it: a search
@@ -171,6 +175,7 @@ impl Searcher {
             mid_mpc: None,
             keep_pv: false,
             leaf_epoch: tt.epoch(),
+            eval: crate::eval::active(),
             tt,
         }
     }
@@ -229,6 +234,17 @@ impl Searcher {
             Some(t) if t > 0.0 => crate::eval::mpc_table().map(|table| (table, t)),
             _ => None,
         };
+    }
+
+    /// Runs `f` with the exact solver's evaluation ([`crate::eval::solver`]) at the leaves
+    /// and in the move ordering, then restores the evaluation it had: what every solve
+    /// (exact, WLD, or a null-window test) runs under.
+    #[inline]
+    pub(super) fn with_solver_eval<R>(&mut self, f: impl FnOnce(&mut Searcher) -> R) -> R {
+        let saved = std::mem::replace(&mut self.eval, crate::eval::solver());
+        let r = f(self);
+        self.eval = saved;
+        r
     }
 
     /// Changes the hard deadline (e.g. between the midgame and the solve of one search).

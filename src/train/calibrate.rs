@@ -158,12 +158,20 @@ pub fn run(opts: &CalibrateOptions, report: &mut dyn Write) -> Result<MpcTable> 
     Ok(table)
 }
 
-/// The weights file `base` (bytes of a weights file) with `table` as its MPC table.
+/// The weights file `base` (bytes of a weights file) with `table` as its MPC table (its
+/// solver weights, if any, kept as they are: they carry their own table).
 /// Errors: `base` does not decode.
 pub fn with_table(base: &[u8], table: &MpcTable) -> Result<Vec<u8>> {
-    let (w, nets, _) = crate::eval::weights::decode_all(base)
-        .map_err(|e| anyhow::anyhow!("base weights unusable: {e}"))?;
-    Ok(crate::eval::weights::encode_with_mpc(&w, &nets, table))
+    use crate::eval::weights;
+    let unusable = |e| anyhow::anyhow!("base weights unusable: {e}");
+    let (w, nets, _) = weights::decode_all(base).map_err(unusable)?;
+    let solver = weights::decode_solver(base).map_err(unusable)?;
+    Ok(weights::encode_full(
+        &w,
+        &nets,
+        Some(table),
+        solver.as_ref(),
+    ))
 }
 
 /// Reads the base weights for `spec`: `trained` (or none) = the embedded file, else a path.

@@ -96,6 +96,10 @@ pub struct RefitOptions {
     pub seed: u64,
     /// The output weights file.
     pub out: PathBuf,
+    /// The exact solver also orders with the refitted weights (no solver weights in the
+    /// output); by default the output keeps the base's solver weights
+    /// ([`weights::base_solver`]), so that the solver orders its moves as before.
+    pub refit_solver: bool,
 }
 
 /// One labelled position: (board, label in discs, game number).
@@ -437,10 +441,15 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
         r.base_mae = a / m;
         r.new_mae = b / m;
     }
-    let bytes = match &mpc {
-        Some(t) => weights::encode_with_mpc(&w, &nets, t),
-        None => weights::encode(&w, &nets),
+    let solver = if opts.refit_solver {
+        None
+    } else {
+        Some(
+            weights::base_solver(&base_bytes)
+                .map_err(|e| anyhow::anyhow!("--base {}: {e}", opts.base))?,
+        )
     };
+    let bytes = weights::encode_full(&w, &nets, mpc.as_ref(), solver.as_ref());
     std::fs::write(&opts.out, &bytes)
         .with_context(|| format!("cannot write {}", opts.out.display()))?;
     writeln!(
