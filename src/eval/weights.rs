@@ -228,6 +228,12 @@ fn encode_all(
             sections.push((SECTION_SOLVER_MPC, t.to_bytes()));
         }
     }
+    file_of_sections(&sections)
+}
+
+/// The version-5 file of `sections` (id, decoded payload), in that order: the header, the
+/// directory, each payload's zlib stream.
+fn file_of_sections(sections: &[(u32, Vec<u8>)]) -> Vec<u8> {
     let packed: Vec<Vec<u8>> = sections.iter().map(|(_, p)| zlib(p)).collect();
     let mut dir = Vec::with_capacity(DIR_ENTRY * sections.len());
     for ((id, plain), z) in sections.iter().zip(&packed) {
@@ -1021,41 +1027,17 @@ mod tests {
         let joined = ensemble(&bytes, &bytes, &[], 0.5).unwrap();
         assert_eq!(decode_solver(&joined), Ok(Some(sw.clone())));
         // A solver MPC table alone, and the solver's linear weights twice.
-        let sections = |list: &[(u32, Vec<u8>)]| {
-            let packed: Vec<Vec<u8>> = list.iter().map(|(_, p)| zlib(p)).collect();
-            let mut dir = Vec::new();
-            for ((id, plain), z) in list.iter().zip(&packed) {
-                for v in [*id, z.len() as u32, plain.len() as u32, crc32fast::hash(z)] {
-                    dir.extend_from_slice(&v.to_le_bytes());
-                }
-            }
-            let (phases, n, scale) = expected_layout();
-            let mut out = MAGIC.to_vec();
-            for v in [
-                5,
-                phases,
-                n,
-                scale,
-                list.len() as u32,
-                crc32fast::hash(&dir),
-            ] {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-            out.extend_from_slice(&dir);
-            packed.iter().for_each(|z| out.extend_from_slice(z));
-            out
-        };
         let lin = (SECTION_LINEAR, linear_payload(&w));
         assert_eq!(
-            decode_all(&sections(std::slice::from_ref(&lin))).map(|d| d.0),
+            decode_all(&file_of_sections(std::slice::from_ref(&lin))).map(|d| d.0),
             Ok(w.clone())
         );
-        let alone = sections(&[lin.clone(), (SECTION_SOLVER_MPC, other.to_bytes())]);
+        let alone = file_of_sections(&[lin.clone(), (SECTION_SOLVER_MPC, other.to_bytes())]);
         assert!(matches!(
             decode_all(&alone),
             Err(WeightsError::Directory(_))
         ));
-        let twice = sections(&[
+        let twice = file_of_sections(&[
             lin.clone(),
             (SECTION_SOLVER_LINEAR, linear_payload(&w)),
             (SECTION_SOLVER_LINEAR, linear_payload(&w)),
