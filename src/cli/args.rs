@@ -250,9 +250,11 @@ pub struct RefitArgs {
     /// Conjugate-gradient iterations per phase.
     #[arg(long, allow_negative_numbers = true, default_value_t = 60, value_parser = whole::<usize>(1..=10_000))]
     pub iterations: usize,
-    /// The exact solver orders its moves with the refitted weights too; by default the output
-    /// keeps the base's solver weights (the base's own, or its linear weights and ProbCut
-    /// table), so that the solver searches as it did with the base.
+    /// The exact solver orders its moves, cuts (ProbCut) and centres its root window with the
+    /// refitted weights too (the output has no solver weights); by default the output keeps
+    /// the base's solver weights (the base's own, or its linear weights and ProbCut table),
+    /// so that the solver searches as it did with the base. The labelling searches use
+    /// `--eval` (default: the built-in weights), not `--base`.
     #[arg(long)]
     pub refit_solver: bool,
     /// Threads (default: all cores).
