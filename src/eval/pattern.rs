@@ -17,16 +17,29 @@ pub struct PatternEval {
     /// The midgame MPC calibration fitted with this evaluation (weights file version 4).
     mpc: Option<std::sync::Arc<crate::eval::mpc::MpcTable>>,
     /// The exact solver's own weights, if the file has them
-    /// ([`crate::eval::weights::SolverWeights`]).
+    /// ([`SolverWeights`]).
     solver: Option<SolverLoader>,
+}
+
+/// The exact solver's own evaluation, as a weights file may hold it
+/// ([`crate::eval::weights`]): linear weights and the midgame MPC table that the solver's
+/// move ordering (child evaluations and shallow ordering searches), its ProbCut and its root
+/// estimate use, with the file's nets. A refit of the midgame keeps its base's solver
+/// weights, so that changing the midgame evaluation does not change how the solver searches
+/// (Egaroucid, too, tunes its endgame move ordering apart from its midgame evaluation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolverWeights {
+    /// Compact linear weights, `phase * compact_len + id`, in 1/[`SCALE`] discs (length
+    /// `NUM_PHASES × compact_len`).
+    pub linear: Vec<i16>,
+    /// The MPC table fitted with these weights, if any.
+    pub mpc: Option<crate::eval::mpc::MpcTable>,
 }
 
 /// Produces the exact solver's weights of an evaluator on first use (`None` if they cannot
 /// be decoded; the loader reports why).
 #[derive(Clone)]
-pub struct SolverLoader(
-    pub std::sync::Arc<dyn Fn() -> Option<crate::eval::weights::SolverWeights> + Send + Sync>,
-);
+pub struct SolverLoader(pub std::sync::Arc<dyn Fn() -> Option<SolverWeights> + Send + Sync>);
 
 impl std::fmt::Debug for SolverLoader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -47,6 +47,7 @@ use flate2::write::ZlibEncoder;
 use crate::eval::features::{LAYOUT, NUM_PHASES, SCALE};
 use crate::eval::mpc::MpcTable;
 use crate::eval::net::{LazyNets, NUM_SLOTS, NetLoader, Nets, PhaseNet, WIDTHS};
+pub use crate::eval::pattern::SolverWeights;
 use crate::eval::pattern::{PatternEval, SolverLoader};
 
 /// File magic.
@@ -58,21 +59,6 @@ const HEADER_LEN: usize = 32;
 /// The default weights (`weights/flank-eval.bin`, the output of `flank train`), built into the
 /// binary.
 pub static EMBEDDED: &[u8] = include_bytes!("../../weights/flank-eval.bin");
-
-/// The exact solver's own evaluation in a weights file: linear weights and the midgame MPC
-/// table that its move ordering ([`crate::search::endgame`]'s ordering searches and
-/// evaluation) and its ProbCut use, with the file's nets. A refit of the midgame keeps its
-/// base's solver weights here, so that changing the midgame evaluation does not change how
-/// the solver orders its moves (Egaroucid also orders its endgame with an evaluation of its
-/// own).
-#[derive(Clone, Debug, PartialEq)]
-pub struct SolverWeights {
-    /// Compact linear weights, `phase * compact_len + id`, in 1/[`SCALE`] discs (length
-    /// `NUM_PHASES × compact_len`).
-    pub linear: Vec<i16>,
-    /// The MPC table fitted with these weights, if any.
-    pub mpc: Option<MpcTable>,
-}
 
 /// Why a weights file was rejected.
 #[derive(Clone, Debug, PartialEq, Eq)]
