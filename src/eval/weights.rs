@@ -159,22 +159,12 @@ fn expected_layout() -> (u32, u32, u32) {
 /// `NUM_PHASES × compact_len`) and the residual nets into the file format (version 5, without
 /// an MPC table; [`encode_with_mpc`] adds one).
 pub fn encode(weights: &[i16], nets: &Nets) -> Vec<u8> {
-    encode_sections(weights, nets, None)
+    encode_full(weights, nets, None, None)
 }
 
 /// [`encode`] with the midgame MPC table `mpc`.
 pub fn encode_with_mpc(weights: &[i16], nets: &Nets, mpc: &MpcTable) -> Vec<u8> {
-    encode_sections(weights, nets, Some(mpc))
-}
-
-/// [`encode`] with an optional MPC table and optional solver weights ([`SolverWeights`]).
-pub fn encode_full(
-    weights: &[i16],
-    nets: &Nets,
-    mpc: Option<&MpcTable>,
-    solver: Option<&SolverWeights>,
-) -> Vec<u8> {
-    encode_all(weights, nets, mpc, solver)
+    encode_full(weights, nets, Some(mpc), None)
 }
 
 /// Section ids of the version-5 directory.
@@ -185,13 +175,9 @@ const SECTION_SOLVER_LINEAR: u32 = SECTION_NET + NUM_SLOTS as u32;
 const SECTION_SOLVER_MPC: u32 = SECTION_SOLVER_LINEAR + 1;
 const DIR_ENTRY: usize = 16;
 
-/// The version-5 file: the header, the directory, the sections' zlib streams.
-fn encode_sections(weights: &[i16], nets: &Nets, mpc: Option<&MpcTable>) -> Vec<u8> {
-    encode_all(weights, nets, mpc, None)
-}
-
-/// [`encode_sections`] with the solver's sections.
-fn encode_all(
+/// [`encode`] with an optional MPC table and optional solver weights ([`SolverWeights`]):
+/// the version-5 file of their sections.
+pub fn encode_full(
     weights: &[i16],
     nets: &Nets,
     mpc: Option<&MpcTable>,
