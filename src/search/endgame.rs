@@ -45,6 +45,19 @@ pub const TT_MIN_EMPTIES: u32 = 9;
 /// #52 the same time (paired runs); with no margin 20.3 % fewer nodes in about 3 % more time.
 pub const STABILITY_MARGIN_4: Score = 6;
 
+/// The margins of the stability cutoff from 5 empties (`Searcher::stability_cutoff`), as
+/// [`STABILITY_MARGIN_4`] at 4: the discs beyond the bound's need that the opponent must own
+/// before its stable discs are computed for the upper bound (first), and that the side to
+/// move must own for the lower bound (second), indexed by empties − 5 (the last entry for 10
+/// and more). Each is the smallest margin at which the computations on FFO #45–#52 (1
+/// thread, 1 GiB) cut at least 5 % of the time (the rates depend on the empties' parity: the
+/// solve's root side is mostly ahead); below them two thirds of the computations cut 0–5 %.
+/// FFO #40–#49 (1 thread, 1 GiB) take 0.17 % more nodes, FFO #45, #48, #49 0.960 of the time
+/// (farm-bench, 4 pairs, 0.904–0.985); margins 8 and 12–16 throughout take as long with
+/// 0.84 % more nodes.
+pub const STABILITY_MARGINS: [(Score, Score); 6] =
+    [(5, 6), (5, 3), (6, 10), (7, 4), (7, 13), (9, 16)];
+
 /// Empties at and above which moves are sorted fastest-first (below: parity ordering). From
 /// 6 rather than 7, FFO #55 takes 17.3 % fewer nodes (its 6-empties nodes are mostly CUT
 /// nodes, where the order counts) in the same time (1 thread, 1 GiB, paired: 1.013), and
@@ -377,7 +390,9 @@ impl Searcher {
 
     /// Stability cutoff for an NWS at alpha: `Some(bound)` if the opponent's stable discs
     /// already prove the score ≤ alpha (an upper bound), or the side to move's stable discs
-    /// prove it > alpha (a lower bound).
+    /// prove it > alpha (a lower bound), at a node of `empties` (≥ 5) empties; each bound is
+    /// computed only when the side concerned owns the margin of [`STABILITY_MARGINS`] beyond
+    /// the stable discs it needs.
     ///
     /// With s stable discs a side ends with at least s discs, so its final score is at least
     /// 2s − 64 (empties go to the winner); the opponent's s stable discs cap the score at
@@ -386,14 +401,23 @@ impl Searcher {
     /// FFO #59), where every defender node is refuted by one stable disc instead of a search
     /// of its replies.
     #[inline]
-    pub(super) fn stability_cutoff(&self, p: u64, o: u64, alpha: Score) -> Option<Score> {
+    pub(super) fn stability_cutoff(
+        &self,
+        p: u64,
+        o: u64,
+        alpha: Score,
+        empties: u32,
+    ) -> Option<Score> {
+        let (upper_margin, lower_margin) =
+            STABILITY_MARGINS[(empties.max(5) as usize - 5).min(STABILITY_MARGINS.len() - 1)];
         // The best possible score is 64 − 2 × (opponent's stable discs) ≤ 64 − 2 × (a count
-        // we only know after computing); skip the computation when it cannot cut.
+        // we only know after computing): computed only when the opponent owns at least
+        // `upper_margin` discs more than a cut needs stable.
         let o_count = o.count_ones() as Score;
-        let try_upper = alpha >= 64 - 2 * o_count.min(64) && alpha >= 0;
+        let try_upper = alpha >= 64 - 2 * (o_count - upper_margin) && alpha >= 0;
         // Symmetrically, the worst possible score is 2 × (own stable discs) − 64.
         let p_count = p.count_ones() as Score;
-        let try_lower = alpha < 2 * p_count - 64 && alpha < 0;
+        let try_lower = alpha < 2 * (p_count - lower_margin) - 64 && alpha < 0;
         self.stability_bound(p, o, alpha, try_upper, try_lower)
     }
 
@@ -471,7 +495,7 @@ impl Searcher {
         if moves == 0 {
             return self.nws_no_move(p, o, alpha, empties, may_pass);
         }
-        if let Some(s) = self.stability_cutoff(p, o, alpha) {
+        if let Some(s) = self.stability_cutoff(p, o, alpha, empties) {
             return s;
         }
         let odd = odd_quadrants(!(p | o));
@@ -717,7 +741,7 @@ impl Searcher {
         if moves == 0 {
             return self.nws_no_move(p, o, alpha, empties, may_pass);
         }
-        if let Some(s) = self.stability_cutoff(p, o, alpha) {
+        if let Some(s) = self.stability_cutoff(p, o, alpha, empties) {
             return s;
         }
         let use_tt = empties >= TT_MIN_EMPTIES;
@@ -972,23 +996,32 @@ mod tests {
 
     #[test]
     fn stability_cutoff_bounds_both_ways() {
-        // The side to move owns the whole first row (8 stable discs): it ends with at least
-        // 8 discs, so no NWS below 2 × 8 − 64 = −48 can fail low.
-        let p = 0xFF;
-        let o = 0x00FF_FF00_FF00_FF00;
+        // The side to move owns rows 1–4 (32 discs, all stable: full rows on the first row's
+        // edge), the opponent rows 6–7; rows 5 and 8 are empty (16 empties). The mover ends
+        // with at least 32 discs: no NWS below 2 × 32 − 64 = 0 can fail low.
+        let p = 0x0000_0000_FFFF_FFFF;
+        let o = 0x00FF_FF00_0000_0000;
         let s = Searcher::new(
             Arc::new(TranspositionTable::new(1)),
             Arc::new(AtomicBool::new(false)),
             None,
         );
-        let lower = 2 * stable_discs(p, o).count_ones() as Score - 64;
-        assert!(lower >= -48);
-        assert_eq!(s.stability_cutoff(p, o, -50), Some(lower));
-        assert_eq!(s.stability_cutoff(p, o, lower), None);
-        // Seen from the other side, the same discs cap the score at 64 − 2 × 8 = 48.
-        let upper = 64 - 2 * stable_discs(p, o).count_ones() as Score;
-        assert_eq!(s.stability_cutoff(o, p, 50), Some(upper));
-        assert_eq!(s.stability_cutoff(o, p, upper - 1), None);
+        assert_eq!(stable_discs(p, o), p);
+        let (upper_margin, lower_margin) = STABILITY_MARGINS[STABILITY_MARGINS.len() - 1];
+        // The lower bound is computed when the mover owns `lower_margin` discs more than a
+        // cut needs stable (a cut at alpha needs (alpha + 64) / 2 + 1).
+        let last_tried = 2 * (32 - lower_margin) - 64 - 1;
+        assert_eq!(s.stability_cutoff(p, o, last_tried, 16), Some(0));
+        assert_eq!(s.stability_cutoff(p, o, -60, 16), Some(0));
+        assert_eq!(s.stability_cutoff(p, o, last_tried + 1, 16), None);
+        assert_eq!(s.stability_cutoff(p, o, 0, 16), None);
+        // Seen from the other side, the same discs cap the score at 64 − 2 × 32 = 0, tried
+        // once alpha ≥ 64 − 2 × (32 − upper_margin).
+        let first_tried = 64 - 2 * (32 - upper_margin);
+        assert_eq!(s.stability_cutoff(o, p, first_tried, 16), Some(0));
+        assert_eq!(s.stability_cutoff(o, p, 60, 16), Some(0));
+        assert_eq!(s.stability_cutoff(o, p, first_tried - 1, 16), None);
+        assert_eq!(s.stability_cutoff(o, p, -1, 16), None);
     }
 
     /// Exact negamax score of `(p, o)` (for the tests: no pruning).
