@@ -826,7 +826,9 @@ fn run_solve(args: SolveArgs) -> Result<ExitCode> {
     };
     let mut engine = args.mpc.engine(args.config())?;
     let mut out = io::stdout().lock();
+    flank::search::profile::start();
     let summary = solve_source(args.file.as_deref(), &mut out, &mut engine, &opts)?;
+    eprint!("{}", flank::search::profile::report());
     Ok(if summary.wrong > 0 {
         ExitCode::from(1)
     } else {

@@ -25,6 +25,7 @@ use crate::othello::movegen::{flips, flips_near, get_moves, last_flip_count};
 use crate::search::leafcache;
 use crate::search::movelist::*;
 use crate::search::probcut;
+use crate::search::profile;
 use crate::search::searcher::*;
 use crate::search::stability::*;
 use crate::search::tt::Bound;
@@ -311,6 +312,7 @@ impl Searcher {
     /// NWS with four empties, odd-quadrant squares first, after the
     /// [`Searcher::stability_cutoff_4`].
     pub(super) fn last4(&mut self, p: u64, o: u64, alpha: Score, may_pass: bool) -> Score {
+        let _profile = profile::enter(4);
         self.nodes += 1;
         // After a pass the cutoff is the one that just failed, seen from the other side.
         if may_pass && let Some(s) = self.stability_cutoff_4(p, o, alpha) {
@@ -491,6 +493,7 @@ impl Searcher {
         empties: u32,
         may_pass: bool,
     ) -> Score {
+        let _profile = profile::enter(empties);
         self.nodes += 1;
         if moves == 0 {
             return self.nws_no_move(p, o, alpha, empties, may_pass);
@@ -734,6 +737,7 @@ impl Searcher {
         if empties < FASTEST_FIRST_EMPTIES {
             return self.nws_parity_with_moves(p, o, moves, alpha, empties, may_pass);
         }
+        let _profile = profile::enter(empties);
         self.nodes += 1;
         if self.check_stop() {
             return 0;

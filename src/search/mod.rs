@@ -8,6 +8,7 @@ pub mod midgame;
 mod movelist;
 mod parallel;
 pub mod probcut;
+pub mod profile;
 pub mod root;
 pub mod searcher;
 mod stability;
