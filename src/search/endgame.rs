@@ -845,6 +845,7 @@ impl Searcher {
             // (most nodes search one or two moves; the selection has no data-dependent
             // branches, unlike an insertion sort).
             let select = empties < SEARCH_ORDER_EMPTIES || expect_all;
+            let mut lazy = None;
             if select {
                 if etc {
                     self.fastest_first::<true>(&mut list, p, o, rest, None);
@@ -852,7 +853,7 @@ impl Searcher {
                     self.fastest_first::<false>(&mut list, p, o, rest, None);
                 }
                 if empties >= EVAL_ORDER_EMPTIES {
-                    eval_order(&mut list, self.eval, p, o);
+                    lazy = eval_order(&mut list, self.eval, p, o);
                 }
             } else {
                 self.search_order(&mut list, &b, rest, None, empties);
@@ -860,6 +861,12 @@ impl Searcher {
             // YBWC: split once one move (the TT move, else the first listed) has been searched.
             let split_at = if rest == moves { 1 } else { 0 };
             for i in 0..list.n {
+                // The first move failed to cut: the children not yet evaluated are.
+                if i == 1
+                    && let Some(lazy) = lazy.take()
+                {
+                    lazy.finish(&mut list, p, o, 1);
+                }
                 if select {
                     list.select(i);
                 }

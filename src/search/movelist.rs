@@ -4,6 +4,7 @@
 use std::mem::MaybeUninit;
 
 use crate::eval::{ChildEval, Evaluator};
+use crate::othello::board::{SCORE_INF, Score};
 use crate::search::searcher::child_value;
 
 /// Key units per disc of the child's evaluation in the fastest-first keys of the solver's NWS
@@ -30,17 +31,80 @@ pub(super) struct MoveList {
     pub(super) has_flips: u64,
 }
 
-/// Adds the static evaluation of each child (opponent to move, so a higher value is a worse
+/// Children evaluated by [`eval_order`] before the first move is searched: those of the
+/// [`EVAL_ORDER_FIRST`] best fastest-first keys; the others only if that move does not cut
+/// ([`LazyEval::finish`]). On FFO #45, #48, #49 (1 thread, 1 GiB) 3 takes 0.930 of the time
+/// of evaluating every child at once (farm-bench, 4 pairs, 0.900–0.956) for 0.92 % more
+/// nodes; 2: +3.8 % nodes, 4: 0.990 of the time, +0.23 % nodes. Evaluating only the 3 and
+/// never the others (keyed as the worst of the 3): +2.2 % nodes.
+pub const EVAL_ORDER_FIRST: usize = 3;
+
+/// Adds the static evaluation of the children (opponent to move, so a higher value is a worse
 /// move), [`EVAL_ORDER_WEIGHT`] key units per disc, to the fastest-first keys of `list`
-/// (every entry keyed by [`Searcher::fastest_first`] for the position `(p, o)`).
+/// (every entry keyed by [`Searcher::fastest_first`] for the position `(p, o)`), as Edax's
+/// `movelist_evaluate` mixes evaluation and mobility. Each evaluation reads 65 weight tables
+/// and costs several times what its instructions take (docs/benchmarks.md, "Where the time
+/// goes, by empties"), so only the
+/// [`EVAL_ORDER_FIRST`] best-keyed children are evaluated and moved to the front of the list;
+/// the others get the worst of their values, and the returned [`LazyEval`] (`None` if every
+/// child was evaluated) puts their own values in their keys once the first move has failed
+/// to cut.
+///
+/// [`Searcher::fastest_first`]: crate::search::searcher::Searcher
 #[inline]
-pub(super) fn eval_order(list: &mut MoveList, e: &'static Evaluator, p: u64, o: u64) {
+pub(super) fn eval_order(
+    list: &mut MoveList,
+    e: &'static Evaluator,
+    p: u64,
+    o: u64,
+) -> Option<LazyEval> {
+    let first = EVAL_ORDER_FIRST.min(list.n);
+    for i in 0..first {
+        list.select(i);
+    }
     let ce = ChildEval::new(e, p, o);
-    for i in 0..list.n {
+    let mut worst = -SCORE_INF;
+    let mut done = 0u64;
+    for i in 0..first {
         let x = list.sq(i);
         let (f, cm) = list.child(x);
         let v = child_value(&ce, o ^ f, p ^ f ^ (1 << x), x, f, cm);
+        worst = worst.max(v);
+        done |= 1u64 << x;
         list.add_key(i, EVAL_ORDER_WEIGHT * v);
+    }
+    if first == list.n {
+        return None;
+    }
+    for i in first..list.n {
+        list.add_key(i, EVAL_ORDER_WEIGHT * worst);
+    }
+    Some(LazyEval { ce, worst, done })
+}
+
+/// The children [`eval_order`] left unevaluated: their parent's [`ChildEval`], the value
+/// their keys hold for now (the worst of the evaluated children's, in discs) and the squares
+/// already evaluated.
+pub(super) struct LazyEval {
+    ce: ChildEval,
+    worst: Score,
+    done: u64,
+}
+
+impl LazyEval {
+    /// Replaces the provisional value in the keys of entries `from..n` of `list` (the moves
+    /// of `(p, o)`) not yet evaluated by their child's evaluation.
+    #[inline]
+    pub(super) fn finish(self, list: &mut MoveList, p: u64, o: u64, from: usize) {
+        for i in from..list.n {
+            let x = list.sq(i);
+            if self.done & (1u64 << x) != 0 {
+                continue;
+            }
+            let (f, cm) = list.child(x);
+            let v = child_value(&self.ce, o ^ f, p ^ f ^ (1 << x), x, f, cm);
+            list.add_key(i, EVAL_ORDER_WEIGHT * (v - self.worst));
+        }
     }
 }
 
