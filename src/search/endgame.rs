@@ -860,17 +860,19 @@ impl Searcher {
             }
             // YBWC: split once one move (the TT move, else the first listed) has been searched.
             let split_at = if rest == moves { 1 } else { 0 };
+            let splits = self.split && empties >= SPLIT_EMPTIES;
             for i in 0..list.n {
-                // The first move failed to cut: the children not yet evaluated are.
-                if i == 1
+                // A move failed to cut (the first listed, or the TT move before a split): the
+                // children not yet evaluated are, before the next is chosen.
+                if (i == 1 || (splits && i == split_at))
                     && let Some(lazy) = lazy.take()
                 {
-                    lazy.finish(&mut list, p, o, 1);
+                    lazy.finish(&mut list, p, o, i);
                 }
                 if select {
                     list.select(i);
                 }
-                if i == split_at && self.split && empties >= SPLIT_EMPTIES {
+                if i == split_at && splits {
                     if select {
                         list.sort_from(i);
                     }
