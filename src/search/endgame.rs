@@ -51,11 +51,14 @@ pub const STABILITY_MARGIN_4: Score = 6;
 /// before its stable discs are computed for the upper bound (first), and that the side to
 /// move must own for the lower bound (second), indexed by empties − 5 (the last entry for 10
 /// and more). Each is the smallest margin at which the computations on FFO #45–#52 (1
-/// thread, 1 GiB) cut at least 5 % of the time (the rates depend on the empties' parity: the
-/// solve's root side is mostly ahead); below them two thirds of the computations cut 0–5 %.
-/// FFO #40–#49 (1 thread, 1 GiB) take 0.17 % more nodes, FFO #45, #48, #49 0.960 of the time
-/// (farm-bench, 4 pairs, 0.904–0.985); margins 8 and 12–16 throughout take as long with
-/// 0.84 % more nodes.
+/// thread, 1 GiB) cut at least 5 % of the time, except the lower bound's 16 at 10 and more
+/// empties, where no margin below 24 does. The rates alternate with the empties' parity
+/// (lower margins 6, 3, 10, 4, 13): in these solves the side to move at odd empties is mostly
+/// the one ahead, whose lower bound seldom cuts. Below these margins two thirds of the
+/// computations cut 0–5 % of the time. Against no margin, FFO #40–#49 (1 thread, 1 GiB) take
+/// 0.17 % more nodes and FFO #45, #48, #49 0.960 of the time (farm-bench, 4 pairs,
+/// 0.904–0.985); upper margins of 8 and lower ones of 12–16 at every empties count take as
+/// long with 0.84 % more nodes.
 pub const STABILITY_MARGINS: [(Score, Score); 6] =
     [(5, 6), (5, 3), (6, 10), (7, 4), (7, 13), (9, 16)];
 
@@ -394,7 +397,8 @@ impl Searcher {
     /// already prove the score ≤ alpha (an upper bound), or the side to move's stable discs
     /// prove it > alpha (a lower bound), at a node of `empties` (≥ 5) empties; each bound is
     /// computed only when the side concerned owns the margin of [`STABILITY_MARGINS`] beyond
-    /// the stable discs it needs.
+    /// the stable discs it needs, the upper bound only at alpha ≥ 0 and the lower only at
+    /// alpha < 0 (unlike the 4-empties cutoff, [`Searcher::stability_cutoff_4`]).
     ///
     /// With s stable discs a side ends with at least s discs, so its final score is at least
     /// 2s − 64 (empties go to the winner); the opponent's s stable discs cap the score at

@@ -46,9 +46,10 @@ pub const EVAL_ORDER_FIRST: usize = 3;
 /// and costs several times what its instructions take (docs/benchmarks.md, "Where the time
 /// goes, by empties"), so only the
 /// [`EVAL_ORDER_FIRST`] best-keyed children are evaluated and moved to the front of the list;
-/// the others get the worst of their values, and the returned [`LazyEval`] (`None` if every
-/// child was evaluated) puts their own values in their keys once the first move has failed
-/// to cut.
+/// the others get, for now, the worst value among the evaluated children, and the returned
+/// [`LazyEval`] (`None` if every child was evaluated) puts their own values in their keys
+/// once a move of the list has failed to cut (the node calls [`LazyEval::finish`] before its
+/// second listed move, or before a parallel split).
 ///
 /// [`Searcher::fastest_first`]: crate::search::searcher::Searcher
 #[inline]
