@@ -68,8 +68,7 @@ pub(super) fn eval_order(
     let mut done = 0u64;
     for i in 0..first {
         let x = list.sq(i);
-        let (f, cm) = list.child(x);
-        let v = child_value(&ce, o ^ f, p ^ f ^ (1 << x), x, f, cm);
+        let v = list_child_value(list, &ce, p, o, x);
         worst = worst.max(v);
         done |= 1u64 << x;
         list.add_key(i, EVAL_ORDER_WEIGHT * v);
@@ -81,6 +80,14 @@ pub(super) fn eval_order(
         list.add_key(i, EVAL_ORDER_WEIGHT * worst);
     }
     Some(LazyEval { ce, worst, done })
+}
+
+/// The value ([`child_value`]) of the child of `(p, o)` after the move `x` of `list`, from
+/// the flips and child moves the list holds for it.
+#[inline]
+fn list_child_value(list: &MoveList, ce: &ChildEval, p: u64, o: u64, x: u32) -> Score {
+    let (f, cm) = list.child(x);
+    child_value(ce, o ^ f, p ^ f ^ (1 << x), x, f, cm)
 }
 
 /// The children [`eval_order`] left unevaluated: their parent's [`ChildEval`], the value
@@ -102,8 +109,7 @@ impl LazyEval {
             if self.done & (1u64 << x) != 0 {
                 continue;
             }
-            let (f, cm) = list.child(x);
-            let v = child_value(&self.ce, o ^ f, p ^ f ^ (1 << x), x, f, cm);
+            let v = list_child_value(list, &self.ce, p, o, x);
             list.add_key(i, EVAL_ORDER_WEIGHT * (v - self.worst));
         }
     }
