@@ -65,8 +65,9 @@ enum Command {
     EvalError(EvalErrorArgs),
     /// Print the odd-even swing of the evaluation: the mean of v(P) + v(Q) over the positions
     /// P of FILE and their best child Q, both searched to the same depth, by empties bucket and
-    /// depth, and its change between neighbouring depths. A consistent evaluation gives about 0
-    /// at every depth. See docs/eval.md, "The odd-even swing".
+    /// depth, and its change between neighbouring depths (a consistent evaluation gives about
+    /// 0 at every depth); and the depth stability, the mean |v(P) at d + 1 − v(P) at d| over
+    /// the positions P. See docs/eval.md, "The odd-even swing" and "Depth stability".
     EvalSwing(EvalSwingArgs),
     /// Join the residual nets of two weights files at some empties counts into their
     /// ensemble (one net with both nets' hidden units, whose correction is the weighted mean

@@ -240,6 +240,21 @@ fn eval_swing_sums_a_position_and_its_best_child() {
     let static_sum: f64 = row.split_whitespace().nth(2).unwrap().parse().unwrap();
     assert_eq!(static_sum, expected as f64, "{out}");
     assert!(out.contains("static-d1"), "{out}");
+    // The depth stability |v(P) at d1 - v(P) static|: a depth-1 search's value is minus the
+    // lowest child's static value.
+    let value = flank::eval::classic::evaluate(&after_f5);
+    let stability = out
+        .lines()
+        .skip_while(|l| !l.starts_with("depth stability"))
+        .find(|l| l.starts_with("50-59"))
+        .unwrap_or_default();
+    let change: f64 = stability
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(change, (-lowest - value).abs() as f64, "{out}");
     // No position in range, and a malformed depth list: a one-line error, exit 2.
     let (code, _, err) = flank(&["eval-swing", "-", "--empties", "20-30"], line);
     assert_eq!((code, err.lines().count()), (2, 1), "{err}");

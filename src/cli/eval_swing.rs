@@ -1,6 +1,7 @@
 //! `flank eval-swing`: the odd-even swing of an evaluation, the mean of v(P) + v(Q) over
 //! positions P and their best child Q, both searched to the same depth, by empties bucket and
-//! depth (a consistent evaluation gives about 0 at every depth).
+//! depth (a consistent evaluation gives about 0 at every depth), and its depth stability, the
+//! mean |v(P) at d + 1 − v(P) at d|.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -13,16 +14,26 @@ use crate::eval::evaluate;
 use crate::othello::board::{Board, Score};
 use crate::othello::square::Move;
 
-/// The sum v(P) + v(Q) of `board` (P) and its best child Q at `depth`, in discs, each value
-/// from its own side to move's view; `None` when P has no legal move or Q must pass (a pass
-/// changes whose view the sum mixes).
+/// What [`swing_values`] measures of a position P at one depth, in discs, each value from its
+/// own side to move's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SwingValues {
+    /// v(P).
+    pub value: Score,
+    /// v(P) + v(Q), Q the best child; `None` when Q must pass (a pass changes whose view the
+    /// sum mixes).
+    pub sum: Option<Score>,
+}
+
+/// v(P) of `board` (P) and the sum v(P) + v(Q) with its best child Q at `depth`; `None` when
+/// P has no legal move.
 ///
 /// Depth 0 is the static evaluation: Q is the child with the lowest static value (the move a
 /// depth-1 search plays) and v = [`evaluate`]. Depth `d` ≥ 1: P and Q are each searched to `d`
 /// plies by `engine` (midgame search, never a solve; its table cleared before each search, so
-/// the sum depends only on the position, the depth and the engine's settings), and Q is P
+/// the values depend only on the position, the depth and the engine's settings), and Q is P
 /// after the move P's search chose.
-pub fn swing_sum(engine: &mut Engine, board: &Board, depth: u32) -> Option<Score> {
+pub fn swing_values(engine: &mut Engine, board: &Board, depth: u32) -> Option<SwingValues> {
     if !board.has_moves() {
         return None;
     }
@@ -31,7 +42,9 @@ pub fn swing_sum(engine: &mut Engine, board: &Board, depth: u32) -> Option<Score
             .legal_moves()
             .map(|sq| board.make_move(sq))
             .min_by_key(evaluate)?;
-        return q.has_moves().then(|| evaluate(board) + evaluate(&q));
+        let value = evaluate(board);
+        let sum = q.has_moves().then(|| value + evaluate(&q));
+        return Some(SwingValues { value, sum });
     }
     let limits = SearchLimits {
         mode: SolveMode::Midgame,
@@ -40,14 +53,26 @@ pub fn swing_sum(engine: &mut Engine, board: &Board, depth: u32) -> Option<Score
     };
     engine.new_game();
     let p = engine.search(board, &limits, &mut |_| {});
-    let Move::Play(sq) = p.best else { return None };
+    let value = p.score;
+    let Move::Play(sq) = p.best else {
+        return Some(SwingValues { value, sum: None });
+    };
     let q = board.make_move(sq);
     if !q.has_moves() {
-        return None;
+        return Some(SwingValues { value, sum: None });
     }
     engine.new_game();
     let vq = engine.search(&q, &limits, &mut |_| {}).score;
-    Some(p.score + vq)
+    Some(SwingValues {
+        value,
+        sum: Some(value + vq),
+    })
+}
+
+/// The sum v(P) + v(Q) of `board` (P) and its best child Q at `depth`, in discs
+/// ([`swing_values`]); `None` when P has no legal move or Q must pass.
+pub fn swing_sum(engine: &mut Engine, board: &Board, depth: u32) -> Option<Score> {
+    swing_values(engine, board, depth)?.sum
 }
 
 /// The sums of one empties bucket at one depth, in discs.
@@ -78,9 +103,21 @@ impl SwingCell {
     }
 }
 
-/// The swing table: for each bucket (first and last empties) the cell of each depth, in the
-/// order of `depths`.
-pub type SwingTable = Vec<((u32, u32), Vec<SwingCell>)>;
+/// One empties bucket of the swing table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwingBucket {
+    /// First and last empties of the bucket.
+    pub empties: (u32, u32),
+    /// The sums at each depth, in the order of the depths measured.
+    pub cells: Vec<SwingCell>,
+    /// Depth stability between each depth and the next in the list (one fewer than `cells`):
+    /// the mean |v(P) at the later depth − v(P) at the earlier one| in discs, over the bucket's
+    /// positions with a value at both (`None` if there is none).
+    pub changes: Vec<Option<f64>>,
+}
+
+/// The swing table: one [`SwingBucket`] per empties bucket, in increasing empties.
+pub type SwingTable = Vec<SwingBucket>;
 
 /// Measures every position of `boards` whose empties lie in `range` at every depth of
 /// `depths`, on `threads` threads (one engine of one search thread and `hash_mb` MiB each;
@@ -111,13 +148,13 @@ pub fn swing_table(
         );
     }
     let threads = threads.clamp(1, chosen.len());
-    // Per position, per depth: the sum or None.
-    let mut sums: Vec<Vec<Option<Score>>> = vec![Vec::new(); chosen.len()];
+    // Per position, per depth: the values or None.
+    let mut values: Vec<Vec<Option<SwingValues>>> = vec![Vec::new(); chosen.len()];
     std::thread::scope(|s| -> Result<()> {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let chosen = &chosen;
-                s.spawn(move || -> Result<Vec<(usize, Vec<Option<Score>>)>> {
+                s.spawn(move || -> Result<Vec<(usize, Vec<Option<SwingValues>>)>> {
                     let mut engine = Engine::try_new(EngineConfig {
                         hash_mb,
                         threads: 1,
@@ -130,7 +167,7 @@ pub fn swing_table(
                         .map(|i| {
                             let row = depths
                                 .iter()
-                                .map(|&d| swing_sum(&mut engine, chosen[i], d))
+                                .map(|&d| swing_values(&mut engine, chosen[i], d))
                                 .collect();
                             (i, row)
                         })
@@ -143,38 +180,67 @@ pub fn swing_table(
                 .join()
                 .map_err(|_| anyhow::anyhow!("a measuring thread failed"))??;
             for (i, row) in part {
-                sums[i] = row;
+                values[i] = row;
             }
         }
         Ok(())
     })?;
-    let mut buckets: BTreeMap<u32, Vec<Vec<Score>>> = BTreeMap::new();
-    for (b, row) in chosen.iter().zip(&sums) {
-        let cells = buckets
-            .entry(b.empties() / width * width)
-            .or_insert_with(|| vec![Vec::new(); depths.len()]);
-        for (k, s) in row.iter().enumerate() {
-            if let Some(s) = s {
-                cells[k].push(*s);
+    Ok(bucket_values(
+        chosen.iter().map(|b| b.empties()).zip(values),
+        depths.len(),
+        width,
+        range,
+    ))
+}
+
+/// Groups each position's values (its empties, then one entry per depth) into buckets of
+/// `width` empties clipped to `range`: the sums' cells and the depth changes.
+fn bucket_values(
+    rows: impl Iterator<Item = (u32, Vec<Option<SwingValues>>)>,
+    n_depths: usize,
+    width: u32,
+    range: (u32, u32),
+) -> SwingTable {
+    // Per bucket: the sums of each depth, and the |change| of each neighbouring pair.
+    type Acc = (Vec<Vec<Score>>, Vec<Vec<Score>>);
+    let mut buckets: BTreeMap<u32, Acc> = BTreeMap::new();
+    for (empties, row) in rows {
+        let (sums, changes) = buckets.entry(empties / width * width).or_insert_with(|| {
+            (
+                vec![Vec::new(); n_depths],
+                vec![Vec::new(); n_depths.saturating_sub(1)],
+            )
+        });
+        for (k, v) in row.iter().enumerate() {
+            if let Some(s) = v.and_then(|v| v.sum) {
+                sums[k].push(s);
+            }
+        }
+        for (k, pair) in row.windows(2).enumerate() {
+            if let [Some(a), Some(b)] = pair {
+                changes[k].push((b.value - a.value).abs());
             }
         }
     }
-    Ok(buckets
+    buckets
         .into_iter()
-        .map(|(k, cells)| {
-            let first = k.max(range.0);
-            let last = (k + width - 1).min(range.1);
-            (
-                (first, last),
-                cells.iter().map(|c| SwingCell::of(c)).collect(),
-            )
+        .map(|(k, (sums, changes))| SwingBucket {
+            empties: (k.max(range.0), (k + width - 1).min(range.1)),
+            cells: sums.iter().map(|c| SwingCell::of(c)).collect(),
+            changes: changes
+                .iter()
+                .map(|c| {
+                    (!c.is_empty())
+                        .then(|| c.iter().map(|&d| d as f64).sum::<f64>() / c.len() as f64)
+                })
+                .collect(),
         })
-        .collect())
+        .collect()
 }
 
 /// Writes `table` (measured at `depths`) as text: per bucket a row of means and a row of
-/// standard deviations, then the swing between each pair of neighbouring depths (d, d + 1) in
-/// `depths`: mean(d) − mean(d + 1).
+/// standard deviations; then, for each pair of neighbouring depths (d, d + 1) in `depths`, the
+/// swing mean(d) − mean(d + 1) and the depth stability, the mean |v(P) at d + 1 − v(P) at d|.
 ///
 /// # Errors
 /// A failed write.
@@ -195,15 +261,16 @@ pub fn write_swing_table<W: Write>(out: &mut W, table: &SwingTable, depths: &[u3
         write!(out, "{:>8}", name(d))?;
     }
     writeln!(out)?;
-    for ((first, last), cells) in table {
-        let n = cells.iter().map(|c| c.positions).max().unwrap_or(0);
+    for bucket in table {
+        let (first, last) = bucket.empties;
+        let n = bucket.cells.iter().map(|c| c.positions).max().unwrap_or(0);
         write!(out, "{:<9}{:>6}", format!("{first}-{last}"), n)?;
-        for c in cells {
+        for c in &bucket.cells {
             write!(out, "{:>+8.2}", c.mean)?;
         }
         writeln!(out)?;
         write!(out, "{:<9}{:>6}", "  sd", "")?;
-        for c in cells {
+        for c in &bucket.cells {
             write!(out, "{:>8.2}", c.sd)?;
         }
         writeln!(out)?;
@@ -214,20 +281,41 @@ pub fn write_swing_table<W: Write>(out: &mut W, table: &SwingTable, depths: &[u3
     if pairs.is_empty() {
         return Ok(());
     }
-    writeln!(out, "swing: mean(d) - mean(d+1)")?;
-    write!(out, "{:<9}", "empties")?;
-    for &k in &pairs {
-        write!(
-            out,
-            "{:>10}",
-            format!("{}-{}", name(depths[k]), name(depths[k + 1]))
-        )?;
-    }
-    writeln!(out)?;
-    for ((first, last), cells) in table {
+    let pair_header = |out: &mut W, title: &str| -> Result<()> {
+        writeln!(out, "{title}")?;
+        write!(out, "{:<9}", "empties")?;
+        for &k in &pairs {
+            write!(
+                out,
+                "{:>10}",
+                format!("{}-{}", name(depths[k]), name(depths[k + 1]))
+            )?;
+        }
+        writeln!(out)?;
+        Ok(())
+    };
+    pair_header(out, "swing: mean(d) - mean(d+1)")?;
+    for bucket in table {
+        let (first, last) = bucket.empties;
         write!(out, "{:<9}", format!("{first}-{last}"))?;
         for &k in &pairs {
-            write!(out, "{:>+10.2}", cells[k].mean - cells[k + 1].mean)?;
+            write!(
+                out,
+                "{:>+10.2}",
+                bucket.cells[k].mean - bucket.cells[k + 1].mean
+            )?;
+        }
+        writeln!(out)?;
+    }
+    pair_header(out, "depth stability: mean |v(P) at d+1 - v(P) at d|")?;
+    for bucket in table {
+        let (first, last) = bucket.empties;
+        write!(out, "{:<9}", format!("{first}-{last}"))?;
+        for &k in &pairs {
+            match bucket.changes[k] {
+                Some(c) => write!(out, "{c:>10.2}")?,
+                None => write!(out, "{:>10}", "-")?,
+            }
         }
         writeln!(out)?;
     }
@@ -297,6 +385,9 @@ mod tests {
             threads: 1,
         });
         assert_eq!(swing_sum(&mut e, &p, 10), Some(0));
+        // Both depths reach the end: the same exact value, so a depth change of 0.
+        let d10 = swing_values(&mut e, &p, 10).unwrap().value;
+        assert_eq!(swing_values(&mut e, &p, 11).unwrap().value, d10);
     }
 
     #[test]
@@ -332,14 +423,19 @@ mod tests {
         assert_eq!((c.positions, c.mean), (4, 4.0));
         assert!((c.sd - 5f64.sqrt()).abs() < 1e-12);
         assert_eq!(SwingCell::of(&[]), SwingCell::default());
-        let table: SwingTable = vec![(
-            (20, 29),
-            vec![
-                SwingCell::of(&[-2, -4]),
-                SwingCell::of(&[6, 4]),
-                SwingCell::of(&[0]),
-            ],
-        )];
+        // Two positions at 20-29 empties, measured at depths 0, 1, 3: values and sums.
+        let v = |value, sum| Some(SwingValues { value, sum });
+        let rows = vec![
+            (22, vec![v(1, Some(-2)), v(4, Some(6)), v(3, Some(0))]),
+            // No sum at d3 (the best child passes), a value all the same.
+            (25, vec![v(-3, Some(-4)), v(2, Some(4)), v(-1, None)]),
+        ];
+        let table = bucket_values(rows.into_iter(), 3, 10, (20, 50));
+        assert_eq!(table.len(), 1);
+        assert_eq!(table[0].empties, (20, 29));
+        assert_eq!(table[0].cells[2], SwingCell::of(&[0]));
+        // |4 - 1| and |2 - -3|; |3 - 4| and |-1 - 2|.
+        assert_eq!(table[0].changes, vec![Some(4.0), Some(2.0)]);
         let mut out = Vec::new();
         write_swing_table(&mut out, &table, &[0, 1, 3]).unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -347,9 +443,12 @@ mod tests {
         assert_eq!(lines[1], "empties       n  static      d1      d3");
         assert_eq!(lines[2], "20-29         2   -3.00   +5.00   +0.00");
         assert_eq!(lines[3], "  sd               1.00    1.00    0.00");
-        // Only the neighbouring pair static-d1 has a swing: -3 - 5.
+        // Only the neighbouring pair static-d1 has a swing (-3 - 5) and a stability.
         assert_eq!(lines[5], "empties   static-d1");
         assert_eq!(lines[6], "20-29         -8.00");
+        assert_eq!(lines[8], "empties   static-d1");
+        assert_eq!(lines[9], "20-29          4.00");
+        assert_eq!(lines.len(), 10);
     }
 
     #[test]
@@ -367,7 +466,7 @@ mod tests {
         assert_eq!(one, two);
         // Buckets 1-9 (9 empties) and 50-59 (59 and 60 empties, clipped to 60).
         assert_eq!(
-            one.iter().map(|(b, _)| *b).collect::<Vec<_>>(),
+            one.iter().map(|b| b.empties).collect::<Vec<_>>(),
             vec![(1, 9), (50, 59), (60, 60)]
         );
         assert!(swing_table(&boards, &[1], 10, (30, 40), 1, None, 1).is_err());
