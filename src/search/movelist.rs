@@ -31,20 +31,28 @@ pub(super) struct MoveList {
     pub(super) has_flips: u64,
 }
 
-/// Children evaluated by [`eval_order`] before the first move is searched: those of the
-/// [`EVAL_ORDER_FIRST`] best fastest-first keys; the others only if that move does not cut
-/// ([`LazyEval::finish`]). On FFO #45, #48, #49 (1 thread, 1 GiB) 3 takes 0.930 of the time
-/// of evaluating every child at once (farm-bench, 4 pairs, 0.900–0.956) for 0.92 % more
-/// nodes; 2: +3.8 % nodes, 4: 0.990 of the time, +0.23 % nodes. Evaluating only the 3 and
-/// never the others (keyed as the worst of the 3): +2.2 % nodes.
+/// Children evaluated by [`eval_order`] before the first move is searched, below
+/// [`EVAL_ORDER_ALL_EMPTIES`] empties: those of the [`EVAL_ORDER_FIRST`] best fastest-first
+/// keys; the others only if that move does not cut ([`LazyEval::finish`]). On FFO #45, #48,
+/// #49 (1 thread, 1 GiB) 3 at 12–16 empties took 0.930 of the time of evaluating every child
+/// at once (farm-bench, 4 pairs, 0.900–0.956) for 0.92 % more nodes; 2: +3.8 % nodes, 4:
+/// 0.990 of the time, +0.23 % nodes. Evaluating only the 3 and never the others (keyed as the
+/// worst of the 3): +2.2 % nodes.
 pub const EVAL_ORDER_FIRST: usize = 3;
+
+/// Empties from which [`eval_order`] evaluates every child at once: the nodes there are few
+/// (a quarter of those at 12–16 empties on FFO #45–#52) and their subtrees large. From 14
+/// instead of 17 (3 first at 12–16): 0.73 % fewer nodes on FFO #40–#49 and on #51, #52 (1
+/// thread, 1 GiB) in the same time (FFO #45, #48, #49: 1.001, farm-bench, 3 pairs,
+/// 0.982–1.057); from 13: 0.80 % fewer nodes, 1.047 of the time (3 pairs).
+pub const EVAL_ORDER_ALL_EMPTIES: u32 = 14;
 
 /// Adds the static evaluation of the children (opponent to move, so a higher value is a worse
 /// move), [`EVAL_ORDER_WEIGHT`] key units per disc, to the fastest-first keys of `list`
 /// (every entry keyed by [`Searcher::fastest_first`] for the position `(p, o)`), as Edax's
 /// `movelist_evaluate` mixes evaluation and mobility. Each evaluation reads 65 weight tables
 /// and costs several times what its instructions take (docs/benchmarks.md, "Where the time
-/// goes, by empties"), so only the
+/// goes, by empties"), so below [`EVAL_ORDER_ALL_EMPTIES`] empties only the
 /// [`EVAL_ORDER_FIRST`] best-keyed children are evaluated and moved to the front of the list;
 /// the others get, for now, the worst value among the evaluated children, and the returned
 /// [`LazyEval`] (`None` if every child was evaluated) puts their own values in their keys
@@ -59,7 +67,12 @@ pub(super) fn eval_order(
     p: u64,
     o: u64,
 ) -> Option<LazyEval> {
-    let first = EVAL_ORDER_FIRST.min(list.n);
+    let empties = (!(p | o)).count_ones();
+    let first = if empties >= EVAL_ORDER_ALL_EMPTIES {
+        list.n
+    } else {
+        EVAL_ORDER_FIRST.min(list.n)
+    };
     for i in 0..first {
         list.select(i);
     }
