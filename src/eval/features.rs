@@ -22,7 +22,8 @@
 //! number of quadrants with an odd number of empties), per quadrant its empties (capped at 4)
 //! and whether each side can play there, the corners each side can take, and a bias.
 //!
-//! Indices are read with BMI2 `pext` straight from the bitboards when the CPU has it (one
+//! Indices are read with BMI2 `pext` straight from the bitboards where it is fast (the
+//! `flank_pext` cfg of build.rs; one
 //! 1,024-entry digit table per instance turns the extracted bits into the group's base-order
 //! ternary index), else by transforming the bitboards by the 8 symmetries and gathering each
 //! base pattern with shifts and masks; a test checks that both agree.
@@ -282,7 +283,7 @@ pub fn gather_fast(g: usize, x: u64) -> u32 {
 }
 
 /// The pattern instances read straight from the untransformed bitboards with `pext` (the fast
-/// path of [`raw_indices`] on CPUs with BMI2), in [`raw_indices`] order.
+/// path of [`raw_indices`] with `flank_pext`), in [`raw_indices`] order.
 struct Instances {
     /// The squares of each instance on the untransformed board.
     mask: [u64; PATTERN_INSTANCES],
@@ -301,16 +302,16 @@ const DIGITS_STRIDE: usize = 1024;
 impl Instances {
     /// Instance `i`'s base-order ternary value of the squares of `bits` it holds (digit 1 for
     /// each set square), by `pext` and the digit table.
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[cfg(flank_pext)]
     #[inline(always)]
     fn digits_of(&self, i: usize, bits: u64) -> u16 {
-        // SAFETY: BMI2 is enabled at compile time (cfg above).
+        // SAFETY: `flank_pext` is set only for targets with BMI2 (build.rs).
         let b = unsafe { std::arch::x86_64::_pext_u64(bits, self.mask[i]) };
         self.digits[DIGITS_STRIDE * i + b as usize]
     }
 
     /// Instance `i`'s raw index for the sides `a` (digit 1) and `c` (digit 2).
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[cfg(flank_pext)]
     #[inline(always)]
     fn index_of(&self, i: usize, a: u64, c: u64) -> u32 {
         self.raw_offset[i] + self.digits_of(i, a) as u32 + 2 * self.digits_of(i, c) as u32
@@ -410,7 +411,7 @@ impl DiscDigits {
     /// The digits of the position with `p` the side to move's discs and `o` the opponent's.
     #[inline]
     pub fn new(p: u64, o: u64) -> DiscDigits {
-        #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+        #[cfg(flank_pext)]
         {
             let t = &*INSTANCES;
             DiscDigits {
@@ -418,7 +419,7 @@ impl DiscDigits {
                 o: std::array::from_fn(|i| t.digits_of(i, o)),
             }
         }
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+        #[cfg(not(flank_pext))]
         DiscDigits::by_squares(p, o)
     }
 
@@ -480,7 +481,7 @@ pub fn raw_indices_with(
     lp: u64,
     out: &mut [u32; FEATURES_PER_POSITION],
 ) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[cfg(flank_pext)]
     {
         let t = &*INSTANCES;
         for (i, x) in out[..DISC_INSTANCES].iter_mut().enumerate() {
@@ -497,8 +498,8 @@ pub fn raw_indices_with(
         }
         global_indices(b, lp, lo, out);
     }
-    // Without BMI2 the digits are no shortcut: the portable path reads everything.
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    // Without `pext` the digits are no shortcut: the portable path reads everything.
+    #[cfg(not(flank_pext))]
     {
         let _ = (d, lp);
         raw_indices_portable(b, out);
@@ -509,7 +510,7 @@ pub fn raw_indices_with(
 /// [`FEATURES_PER_POSITION`] features of `b` into `out`.
 #[inline]
 pub fn raw_indices(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[cfg(flank_pext)]
     {
         let t = &*INSTANCES;
         let (p, o) = (b.player, b.opponent);
@@ -524,11 +525,11 @@ pub fn raw_indices(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
         }
         global_indices(b, lp, lo, out);
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    #[cfg(not(flank_pext))]
     raw_indices_portable(b, out);
 }
 
-/// [`raw_indices`] without BMI2: transforms the bitboards by the 8 symmetries and gathers each
+/// [`raw_indices`] without `pext`: transforms the bitboards by the 8 symmetries and gathers each
 /// base pattern by shifts and masks.
 pub fn raw_indices_portable(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
     let layout = &*LAYOUT;

@@ -1,6 +1,6 @@
 //! Move generation on bitboards: the legal moves (mobility), the flips of a move and the flip
-//! count of the last empty square, with AVX2/BMI2 paths chosen at compile time and portable
-//! ones otherwise.
+//! count of the last empty square, with AVX2 and BMI2 `pext` paths chosen at compile time (`pext`
+//! only where it is fast: the `flank_pext` cfg of build.rs) and portable ones otherwise.
 
 /// The 8-neighbourhood of each square: a move there can only flip if an opponent disc is in it.
 const NEIGHBOUR: [u64; 64] = {
@@ -183,16 +183,16 @@ const LAST_RAYS: [[u64; 8]; 64] = {
 
 /// Number of discs flipped when the side owning `p` plays `x`, the board's only empty square
 /// (every other square not in `p` belongs to the opponent). Counts without building the
-/// flipped set. With BMI2: for each of the 4 lines through `x`, the line's discs of `p` are
+/// flipped set. With `pext` (`flank_pext`, build.rs): for each of the 4 lines through `x`, the line's discs of `p` are
 /// gathered into an 8-bit pattern (`pext`) and a table gives the flips on that line (the
 /// table idea is Edax's `count_last_flip`); else [`last_flip_count_rays`].
 #[inline(always)]
 pub fn last_flip_count(p: u64, x: u32) -> u32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[cfg(flank_pext)]
     {
         use std::arch::x86_64::_pext_u64;
         let l = &LAST_FLIP_LINES[x as usize & 63];
-        // SAFETY: BMI2 is enabled at compile time (cfg above).
+        // SAFETY: `flank_pext` is set only for targets with BMI2 (build.rs).
         unsafe {
             (l.row[0][_pext_u64(p, l.mask[0]) as usize & 255]
                 + l.row[1][_pext_u64(p, l.mask[1]) as usize & 255]
@@ -200,7 +200,7 @@ pub fn last_flip_count(p: u64, x: u32) -> u32 {
                 + l.row[3][_pext_u64(p, l.mask[3]) as usize & 255]) as u32
         }
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    #[cfg(not(flank_pext))]
     {
         last_flip_count_rays(p, x)
     }
@@ -208,7 +208,7 @@ pub fn last_flip_count(p: u64, x: u32) -> u32 {
 
 /// The 4 lines (row, column, a1–h8 diagonal, h1–a8 diagonal) through a square: their masks
 /// and the square's position among each line's squares in index order.
-#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+#[cfg(flank_pext)]
 #[derive(Clone, Copy)]
 struct Lines {
     mask: [u64; 4],
@@ -216,7 +216,7 @@ struct Lines {
 }
 
 /// [`Lines`] of each square.
-#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+#[cfg(flank_pext)]
 const LINES: [Lines; 64] = {
     let mut t = [Lines {
         mask: [0; 4],
@@ -255,13 +255,13 @@ const LINES: [Lines; 64] = {
 };
 
 /// [`LINE_FLIP_COUNT`] as a static, so that [`LAST_FLIP_LINES`] can point into it.
-#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+#[cfg(flank_pext)]
 static LINE_FLIP_COUNT_ROWS: [[u8; 256]; 8] = LINE_FLIP_COUNT;
 
 /// For each square, the masks of its 4 lines and, for each line, the row of
 /// [`LINE_FLIP_COUNT`] for the square's position on it (one 64-byte cache line per square:
 /// [`last_flip_count`] needs no position arithmetic).
-#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+#[cfg(flank_pext)]
 #[repr(C, align(64))]
 #[derive(Clone, Copy)]
 struct LastFlipLines {
@@ -270,7 +270,7 @@ struct LastFlipLines {
 }
 
 /// [`LastFlipLines`] of each square, from [`LINES`].
-#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+#[cfg(flank_pext)]
 static LAST_FLIP_LINES: [LastFlipLines; 64] = {
     let mut t = [LastFlipLines {
         mask: [0; 4],
@@ -292,7 +292,7 @@ static LAST_FLIP_LINES: [LastFlipLines; 64] = {
 /// `LINE_FLIP_COUNT[pos][pattern]`: discs flipped on a line of 8 by a move at `pos` when
 /// `pattern` has the mover's discs and every other square holds an opponent disc. Squares past
 /// the end of a shorter line read as opponent discs, which a move can never bracket.
-#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+#[cfg(flank_pext)]
 const LINE_FLIP_COUNT: [[u8; 256]; 8] = {
     let mut t = [[0u8; 256]; 8];
     let mut pos = 0;

@@ -66,23 +66,23 @@ pub(super) fn corner_runs(line: u64) -> u64 {
 #[inline]
 pub(super) fn edge_runs(p: u64) -> u64 {
     let rows = corner_runs(p & 0xFF) | (corner_runs(p >> 56) << 56);
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[cfg(flank_pext)]
     let cols = {
         use std::arch::x86_64::{_pdep_u64, _pext_u64};
-        // SAFETY: the `bmi2` target feature is enabled at compile time.
+        // SAFETY: `flank_pext` is set only for targets with BMI2 (build.rs).
         unsafe {
             _pdep_u64(corner_runs(_pext_u64(p, COL_A)), COL_A)
                 | _pdep_u64(corner_runs(_pext_u64(p, COL_H)), COL_H)
         }
     };
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    #[cfg(not(flank_pext))]
     let cols = edge_runs_columns(p);
     rows | cols
 }
 
-/// The column part of [`edge_runs`] without BMI2: the runs up and down columns a and h grown
+/// The column part of [`edge_runs`] without `pext` (no `flank_pext`, build.rs): the runs up and down columns a and h grown
 /// one square per round.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
+#[cfg_attr(flank_pext, allow(dead_code))]
 pub(super) fn edge_runs_columns(p: u64) -> u64 {
     let (mut a1, mut a8, mut h1, mut h8) = (p & 1, p & (1 << 56), p & (1 << 7), p & (1 << 63));
     for _ in 0..7 {
