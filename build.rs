@@ -4,10 +4,12 @@
 //! microcoded and many times slower on AMD CPUs before Zen 3 (families 0x15–0x18: Excavator,
 //! Zen, Zen+, Zen 2, Hygon Dhyana), which still report BMI2. There the portable kernels are
 //! faster (on a Zen 1 EPYC: `flank bench` in 0.68 of the time, FFO #45, #48, #49 at 1 thread
-//! in 0.74), as Edax and Egaroucid also avoid `pext` there. So `flank_pext` is set when the
+//! in 0.69), as Edax and Egaroucid also avoid `pext` there. So `flank_pext` is set when the
 //! target has BMI2, unless the build is for such a CPU: `target-cpu=native` (the project's
 //! default, `.cargo/config.toml`) on such a host, or `target-cpu=znver1`/`znver2`/`bdver4`.
-//! `FLANK_PEXT=on` or `off` overrides the choice.
+//! A generic target with BMI2 (`x86-64-v3`, `haswell`) gets `pext`: a binary meant for Zen 1
+//! or Zen 2 as well is built with `FLANK_PEXT=off`. `FLANK_PEXT=on` or `off` overrides the
+//! choice (any other value is ignored with a warning).
 
 use std::env;
 
@@ -19,10 +21,15 @@ fn main() {
     let features = env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
     let has_bmi2 = arch == "x86_64" && features.split(',').any(|f| f == "bmi2");
     let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let auto = || has_bmi2 && !slow_pext_target(&flags);
     let pext = match env::var("FLANK_PEXT").as_deref() {
         Ok("on") => has_bmi2,
         Ok("off") => false,
-        _ => has_bmi2 && !slow_pext_target(&flags),
+        Ok(other) => {
+            println!("cargo::warning=FLANK_PEXT={other:?} is neither on nor off: ignored");
+            auto()
+        }
+        Err(_) => auto(),
     };
     if pext {
         println!("cargo::rustc-cfg=flank_pext");
@@ -32,10 +39,16 @@ fn main() {
 /// Whether the rustc flags (`CARGO_ENCODED_RUSTFLAGS`: separated by 0x1f) build for a CPU
 /// whose `pext` is microcoded.
 fn slow_pext_target(flags: &str) -> bool {
-    // The last `target-cpu=` wins, written `-C target-cpu=X` (two pieces) or `-Ctarget-cpu=X`.
+    // The last `target-cpu=` wins, written `-C target-cpu=X` (two pieces), `-Ctarget-cpu=X`
+    // or `--codegen=target-cpu=X`.
     let cpu = flags
         .split('\u{1f}')
-        .filter_map(|f| f.trim_start_matches("-C").strip_prefix("target-cpu="))
+        .filter_map(|f| {
+            let f = f.strip_prefix("--codegen=").unwrap_or(f);
+            f.strip_prefix("-C")
+                .unwrap_or(f)
+                .strip_prefix("target-cpu=")
+        })
         .next_back();
     match cpu {
         Some("native") => host_pext_is_slow(),
