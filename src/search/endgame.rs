@@ -857,7 +857,7 @@ impl Searcher {
                     self.fastest_first::<false>(&mut list, p, o, rest, None);
                 }
                 if empties >= EVAL_ORDER_EMPTIES {
-                    lazy = eval_order(&mut list, self.eval, p, o);
+                    lazy = eval_order(&mut list, self.eval, p, o, empties);
                 }
             } else {
                 self.search_order(&mut list, &b, rest, None, empties);

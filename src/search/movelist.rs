@@ -49,10 +49,10 @@ pub const EVAL_ORDER_ALL_EMPTIES: u32 = 14;
 
 /// Adds the static evaluation of the children (opponent to move, so a higher value is a worse
 /// move), [`EVAL_ORDER_WEIGHT`] key units per disc, to the fastest-first keys of `list`
-/// (every entry keyed by [`Searcher::fastest_first`] for the position `(p, o)`), as Edax's
-/// `movelist_evaluate` mixes evaluation and mobility. Each evaluation reads 65 weight tables
-/// and costs several times what its instructions take (docs/benchmarks.md, "Where the time
-/// goes, by empties"), so below [`EVAL_ORDER_ALL_EMPTIES`] empties only the
+/// (every entry keyed by [`Searcher::fastest_first`] for the position `(p, o)` of `empties`
+/// empties), as Edax's `movelist_evaluate` mixes evaluation and mobility. Each evaluation reads
+/// 65 weight tables and costs several times what its instructions take (docs/benchmarks.md,
+/// "Where the time goes, by empties"), so below [`EVAL_ORDER_ALL_EMPTIES`] empties only the
 /// [`EVAL_ORDER_FIRST`] best-keyed children are evaluated and moved to the front of the list;
 /// the others get, for now, the worst value among the evaluated children, and the returned
 /// [`LazyEval`] (`None` if every child was evaluated) puts their own values in their keys
@@ -66,15 +66,18 @@ pub(super) fn eval_order(
     e: &'static Evaluator,
     p: u64,
     o: u64,
+    empties: u32,
 ) -> Option<LazyEval> {
-    let empties = (!(p | o)).count_ones();
     let first = if empties >= EVAL_ORDER_ALL_EMPTIES {
         list.n
     } else {
         EVAL_ORDER_FIRST.min(list.n)
     };
-    for i in 0..first {
-        list.select(i);
+    // The best-keyed first (not needed when every child is evaluated: the keys change).
+    if first < list.n {
+        for i in 0..first {
+            list.select(i);
+        }
     }
     let ce = ChildEval::new(e, p, o);
     let mut worst = -SCORE_INF;
