@@ -178,7 +178,7 @@ pub struct EvalSwingArgs {
     pub file: PathBuf,
     /// Depths to measure: comma-separated depths and ranges (0 = the static evaluation, whose
     /// best child is the one with the lowest static value).
-    #[arg(long, default_value = "0-4,8,9,12,13", value_parser = parse_depths)]
+    #[arg(long, allow_negative_numbers = true, default_value = "0-4,8,9,12,13", value_parser = parse_depths)]
     pub depths: NumberList,
     /// Empties per bucket (buckets start at multiples of it).
     #[arg(long, allow_negative_numbers = true, default_value_t = 10, value_parser = whole::<u32>(1..=64))]

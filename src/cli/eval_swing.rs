@@ -240,7 +240,9 @@ fn bucket_values(
 
 /// Writes `table` (measured at `depths`) as text: per bucket a row of means and a row of
 /// standard deviations; then, for each pair of neighbouring depths (d, d + 1) in `depths`, the
-/// swing mean(d) − mean(d + 1) and the depth stability, the mean |v(P) at d + 1 − v(P) at d|.
+/// swing mean(d) − mean(d + 1) and the depth stability, the mean |v(P) at d + 1 − v(P) at d|
+/// (a line says so when `depths` has no such pair). A bucket is named by its empties, `40-49`
+/// (or `60` for one count); a figure without any position to measure it prints as `-`.
 ///
 /// # Errors
 /// A failed write.
@@ -262,16 +264,21 @@ pub fn write_swing_table<W: Write>(out: &mut W, table: &SwingTable, depths: &[u3
     }
     writeln!(out)?;
     for bucket in table {
-        let (first, last) = bucket.empties;
         let n = bucket.cells.iter().map(|c| c.positions).max().unwrap_or(0);
-        write!(out, "{:<9}{:>6}", format!("{first}-{last}"), n)?;
+        write!(out, "{:<9}{:>6}", bucket_label(bucket), n)?;
         for c in &bucket.cells {
-            write!(out, "{:>+8.2}", c.mean)?;
+            match c.positions {
+                0 => write!(out, "{:>8}", "-")?,
+                _ => write!(out, "{:>+8.2}", c.mean)?,
+            }
         }
         writeln!(out)?;
         write!(out, "{:<9}{:>6}", "  sd", "")?;
         for c in &bucket.cells {
-            write!(out, "{:>8.2}", c.sd)?;
+            match c.positions {
+                0 => write!(out, "{:>8}", "-")?,
+                _ => write!(out, "{:>8.2}", c.sd)?,
+            }
         }
         writeln!(out)?;
     }
@@ -279,6 +286,10 @@ pub fn write_swing_table<W: Write>(out: &mut W, table: &SwingTable, depths: &[u3
         .filter(|&k| depths[k] + 1 == depths[k + 1])
         .collect();
     if pairs.is_empty() {
+        writeln!(
+            out,
+            "no swing or depth stability: they need two neighbouring depths d, d+1 in --depths"
+        )?;
         return Ok(());
     }
     let pair_header = |out: &mut W, title: &str| -> Result<()> {
@@ -296,21 +307,19 @@ pub fn write_swing_table<W: Write>(out: &mut W, table: &SwingTable, depths: &[u3
     };
     pair_header(out, "swing: mean(d) - mean(d+1)")?;
     for bucket in table {
-        let (first, last) = bucket.empties;
-        write!(out, "{:<9}", format!("{first}-{last}"))?;
+        write!(out, "{:<9}", bucket_label(bucket))?;
         for &k in &pairs {
-            write!(
-                out,
-                "{:>+10.2}",
-                bucket.cells[k].mean - bucket.cells[k + 1].mean
-            )?;
+            let (a, b) = (&bucket.cells[k], &bucket.cells[k + 1]);
+            match (a.positions, b.positions) {
+                (0, _) | (_, 0) => write!(out, "{:>10}", "-")?,
+                _ => write!(out, "{:>+10.2}", a.mean - b.mean)?,
+            }
         }
         writeln!(out)?;
     }
     pair_header(out, "depth stability: mean |v(P) at d+1 - v(P) at d|")?;
     for bucket in table {
-        let (first, last) = bucket.empties;
-        write!(out, "{:<9}", format!("{first}-{last}"))?;
+        write!(out, "{:<9}", bucket_label(bucket))?;
         for &k in &pairs {
             match bucket.changes[k] {
                 Some(c) => write!(out, "{c:>10.2}")?,
@@ -320,6 +329,14 @@ pub fn write_swing_table<W: Write>(out: &mut W, table: &SwingTable, depths: &[u3
         writeln!(out)?;
     }
     Ok(())
+}
+
+/// A bucket's name in the text table: its empties, `40-49`, or `60` for a single count.
+fn bucket_label(bucket: &SwingBucket) -> String {
+    match bucket.empties {
+        (first, last) if first == last => first.to_string(),
+        (first, last) => format!("{first}-{last}"),
+    }
 }
 
 /// Settings of `flank eval-swing`.
@@ -449,6 +466,34 @@ mod tests {
         assert_eq!(lines[8], "empties   static-d1");
         assert_eq!(lines[9], "20-29          4.00");
         assert_eq!(lines.len(), 10);
+    }
+
+    #[test]
+    fn empty_figures_print_as_dashes_and_one_count_buckets_by_their_count() {
+        let v = |value, sum| Some(SwingValues { value, sum });
+        // One position at 60 empties whose best child passes at d2: no sum there.
+        let rows = vec![(60, vec![v(1, Some(3)), v(2, Some(-1)), v(4, None)])];
+        let table = bucket_values(rows.into_iter(), 3, 10, (20, 60));
+        assert_eq!(table[0].empties, (60, 60));
+        let mut out = Vec::new();
+        write_swing_table(&mut out, &table, &[0, 1, 2]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[2], "60            1   +3.00   -1.00       -");
+        assert_eq!(lines[3], "  sd               0.00    0.00       -");
+        assert_eq!(lines[6], "60            +4.00         -");
+        // The values are there at every depth: |2 - 1| and |4 - 2|.
+        assert_eq!(lines[9], "60             1.00      2.00");
+        // No neighbouring depths: a line says why there is no swing.
+        let rows = vec![(60, vec![v(1, Some(3)), v(4, None)])];
+        let table = bucket_values(rows.into_iter(), 2, 10, (20, 60));
+        let mut out = Vec::new();
+        write_swing_table(&mut out, &table, &[0, 2]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text.lines().last().unwrap(),
+            "no swing or depth stability: they need two neighbouring depths d, d+1 in --depths"
+        );
     }
 
     #[test]

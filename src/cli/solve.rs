@@ -27,7 +27,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use crate::engine::table_size::auto_table_mib;
-use crate::engine::{Engine, SearchLimits, SolveMode};
+use crate::engine::{Engine, SearchLimits, SearchResult, SolveMode};
 use crate::notation::{Problem, parse_problem_line};
 use crate::othello::board::Score;
 use crate::othello::square::{Color, Move};
@@ -200,7 +200,19 @@ pub fn solve_problem(
         _ => limits,
     };
     let r = engine.search(&pos.board, &limits, &mut |_| {});
-    let time_ms = start.elapsed().as_millis() as u64;
+    record_of(problem, id, kind, &r, start.elapsed().as_millis() as u64)
+}
+
+/// The record of problem number `id` searched as `kind` with result `r` in `time_ms` ms: the
+/// result judged against the problem's line ([`judge`]).
+fn record_of(
+    problem: &Problem,
+    id: usize,
+    kind: SolveKind,
+    r: &SearchResult,
+    time_ms: u64,
+) -> SolveRecord {
+    let pos = &problem.position;
     // A depth-limited estimate can only be judged by its move, so only against a move list.
     let judged = !kind.is_estimate() || !problem.move_scores.is_empty();
     let ok = problem
@@ -521,7 +533,13 @@ impl<'a, W: Write> Batch<'a, W> {
         if let Some(sp) = &self.spinner {
             sp.send(SpinnerMsg::Done);
         }
-        let nps = per_second(rec.nodes, started.elapsed());
+        self.record(p, &rec, started.elapsed())
+    }
+
+    /// Adds `rec`, the record of problem `p` searched in `took`, to the totals and writes its
+    /// row (text) or object (JSON).
+    fn record(&mut self, p: &Problem, rec: &SolveRecord, took: Duration) -> Result<()> {
+        let nps = per_second(rec.nodes, took);
         let sum = &mut self.summary;
         sum.positions += 1;
         sum.nodes += rec.nodes;
@@ -536,7 +554,7 @@ impl<'a, W: Write> Batch<'a, W> {
             sum.error_judged += 1;
         }
         if self.opts.json {
-            writeln!(self.out, "{}", serde_json::to_string(&rec)?)?;
+            writeln!(self.out, "{}", serde_json::to_string(rec)?)?;
         } else {
             if sum.positions == 1 {
                 writeln!(
@@ -551,7 +569,7 @@ impl<'a, W: Write> Batch<'a, W> {
                 format!("{:+}", rec.score)
             };
             let check = match rec.ok {
-                Some(false) => format!("  {}", wrong_reason(p, self.opts.kind, &rec)),
+                Some(false) => format!("  {}", wrong_reason(p, self.opts.kind, rec)),
                 _ => String::new(),
             };
             writeln!(
@@ -809,6 +827,69 @@ mod tests {
             e,
             format!("line 2: longer than {MAX_PROBLEM_LINE_BYTES} bytes")
         );
+    }
+
+    #[test]
+    fn a_wld_result_of_time_mode_is_shown_as_such_and_has_no_disc_error() {
+        // FFO #35 (21 empties, a draw) and what the engine returns when a timed search's plan
+        // is a WLD solve (engine tests: a_timed_search_whose_plan_is_wld_returns_a_proven_wld_
+        // result): the draw proven, 0, which is no disc count.
+        let line = "--XXX-----XXXX-OOOXXOOOOOOOOOOXO-OOXXXXO-OOOXXXO---XOXX---X----- O; \
+            C7:+0; D8:-8; H8:-8; B2:-12; G1:-14; E8:-20; B1:-20; F8:-24; F1:-32; H7:-32; G8:-38;";
+        let problem = parse_problem_line(line).unwrap().unwrap();
+        let c7 = Move::Play(crate::othello::square::Square::from_coords(2, 6));
+        let r = SearchResult {
+            best: c7,
+            score: 0,
+            depth: 21,
+            exact: false,
+            wld: true,
+            nodes: 1_000,
+            time_ms: 500,
+            pv: vec![c7],
+        };
+        let kind = SolveKind::Time(900);
+        let rec = record_of(&problem, 35, kind, &r, 500);
+        assert!(rec.wld && rec.exact, "{rec:?}");
+        assert_eq!((rec.score, rec.expected, rec.ok), (0, Some(0), Some(true)));
+        let json = serde_json::to_value(&rec).unwrap();
+        assert_eq!(json["wld"], true, "{json}");
+        let opts = SolveOptions {
+            kind,
+            json: false,
+            first_id: 35,
+            only: Vec::new(),
+            fresh: false,
+            auto_table: false,
+        };
+        let mut out = Vec::new();
+        let mut batch = Batch::new(&mut out, &opts).unwrap();
+        batch.seen = 1;
+        batch
+            .record(&problem, &rec, Duration::from_millis(500))
+            .unwrap();
+        let sum = batch.finish().unwrap();
+        assert_eq!(
+            (sum.ok, sum.wrong, sum.error_judged, sum.abs_error),
+            (1, 0, 0, 0)
+        );
+        let out = String::from_utf8(out).unwrap();
+        let row = out.lines().nth(1).unwrap();
+        assert_eq!(row.split_whitespace().nth(3), Some("draw"), "{out}");
+        assert_eq!(
+            out.lines().last().unwrap(),
+            "agreement: best move 100.00 % (1 of 1) (1 WLD result, not in the mean)",
+            "{out}"
+        );
+        // The same score as a midgame estimate is a disc count, in the mean.
+        let estimate = SearchResult {
+            wld: false,
+            depth: 12,
+            ..r
+        };
+        let rec = record_of(&problem, 35, kind, &estimate, 500);
+        assert!(!rec.wld && !rec.exact);
+        assert!(serde_json::to_value(&rec).unwrap().get("wld").is_none());
     }
 
     #[test]

@@ -93,10 +93,7 @@ pub fn parse_empties(s: &str) -> Result<NumberList, String> {
 /// # Errors
 /// A part that is not a depth, or an empty range.
 pub fn parse_depths(s: &str) -> Result<NumberList, String> {
-    match parse_list(s, 30, "a depth")? {
-        NumberList(v) if v.is_empty() => Err("no depth given".to_string()),
-        list => Ok(list),
-    }
+    numbers(s, "a depth (0-30)", 30)
 }
 
 /// A list of numbers 0..=`max` and ranges, or `none`; `what` names one in errors.
@@ -104,8 +101,14 @@ fn parse_list(s: &str, max: usize, what: &str) -> Result<NumberList, String> {
     if s == "none" {
         return Ok(NumberList(Vec::new()));
     }
+    numbers(s, &format!("{what} (0-{max}, or none)"), max)
+}
+
+/// Comma-separated numbers 0..=`max` and ranges, each number once, in the order given (at
+/// least one); `what` says what a number should be in errors.
+fn numbers(s: &str, what: &str, max: usize) -> Result<NumberList, String> {
     let mut out = Vec::new();
-    for (a, b) in parse_ranges(s, &format!("{what} (0-{max}, or none)"), max)? {
+    for (a, b) in parse_ranges(s, what, max)? {
         for p in a..=b {
             if !out.contains(&p) {
                 out.push(p);
@@ -123,6 +126,8 @@ fn parse_ranges(s: &str, what: &str, max: usize) -> Result<Vec<(usize, usize)>, 
         let num = |t: &str| -> Result<usize, String> {
             match t.trim().parse::<usize>() {
                 Ok(v) if v <= max => Ok(v),
+                // A sign or a missing bound ("-1", "3-") names the whole part.
+                _ if t.trim().is_empty() => Err(format!("'{part}' is not {what}")),
                 _ => Err(format!("'{t}' is not {what}")),
             }
         };
@@ -228,5 +233,31 @@ fn number_in(s: &str, ok: impl Fn(f64) -> bool, what: &str) -> Result<f64, Strin
     match s.parse::<f64>() {
         Ok(v) if ok(v) => Ok(v),
         _ => Err(format!("expected {what}, got {s:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_lists_have_depths_only() {
+        assert_eq!(parse_depths("0-2,8,1,9").unwrap().0, vec![0, 1, 2, 8, 9]);
+        for (s, e) in [
+            ("none", "'none' is not a depth (0-30)"),
+            ("-1", "'-1' is not a depth (0-30)"),
+            ("3-", "'3-' is not a depth (0-30)"),
+            ("31", "'31' is not a depth (0-30)"),
+            ("", "'' is not a depth (0-30)"),
+            ("3-1", "empty range '3-1'"),
+        ] {
+            assert_eq!(parse_depths(s).unwrap_err(), e, "{s}");
+        }
+        // Phase and empties lists take `none`.
+        assert!(parse_empties("none").unwrap().0.is_empty());
+        assert_eq!(
+            parse_empties("61").unwrap_err(),
+            "'61' is not an empties count (0-60, or none)"
+        );
     }
 }

@@ -640,3 +640,54 @@ impl Engine {
 fn elapsed_ms(start: Instant) -> u64 {
     start.elapsed().as_millis() as u64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// FFO #35 (21 empties, O to move): c7 draws, every other move loses.
+    const FFO_35: &str = "--XXX-----XXXX-OOOXXOOOOOOOOOOXO-OOXXXXO-OOOXXXO---XOXX---X----- O";
+
+    fn ffo_35() -> Board {
+        crate::notation::parse_problem_line(FFO_35)
+            .expect("a valid line")
+            .expect("a position")
+            .position
+            .board
+    }
+
+    #[test]
+    fn the_plan_is_exact_then_wld_then_none_as_the_time_shrinks() {
+        let engine = Engine::new(EngineConfig::default());
+        // 21 empties at the initial speed of one thread: exact 460 ms, WLD 184 ms.
+        let exact_ms = solve_nodes_estimate(21) / SOLVE_NODES_PER_MS_PER_THREAD;
+        assert!((exact_ms - 460.0).abs() < 1.0, "{exact_ms}");
+        assert_eq!(engine.solve_plan(21, 922), SolvePlan::Exact);
+        assert_eq!(engine.solve_plan(21, 918), SolvePlan::Wld);
+        assert_eq!(engine.solve_plan(21, 370), SolvePlan::Wld);
+        assert_eq!(engine.solve_plan(21, 366), SolvePlan::MidgameOnly);
+    }
+
+    #[test]
+    fn a_timed_search_whose_plan_is_wld_returns_a_proven_wld_result() {
+        let mut engine = Engine::new(EngineConfig::default());
+        // An engine that believes its solver 100x slower than it is plans a WLD solve of 21
+        // empties in 60 s (exact estimated at 46 s, more than half of it; WLD at 18 s), which
+        // takes about a second: no time budget in this test is tight.
+        engine.solve_nodes_per_ms = SOLVE_NODES_PER_MS_PER_THREAD / 100.0;
+        let board = ffo_35();
+        assert_eq!(engine.solve_plan(21, 60_000), SolvePlan::Wld);
+        let limits = SearchLimits {
+            mode: SolveMode::Auto,
+            // The midgame iterations stop at 4 plies instead of at a quarter of the soft time.
+            depth: Some(4),
+            time_ms: Some(30_000),
+            deadline: Instant::now().checked_add(Duration::from_secs(60)),
+        };
+        let r = engine.search(&board, &limits, &mut |_| {});
+        assert!(r.wld && !r.exact, "{r:?}");
+        assert_eq!(r.score, 0);
+        assert_eq!(r.best.to_string(), "c7");
+        assert_eq!(r.depth, 21);
+    }
+}
