@@ -434,6 +434,13 @@ mod tests {
         assert_eq!(swing_sum(&mut e, &p, 3), None);
     }
 
+    /// The text of `table` measured at `depths`.
+    fn table_text(table: &SwingTable, depths: &[u32]) -> String {
+        let mut out = Vec::new();
+        write_swing_table(&mut out, table, depths).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     #[test]
     fn cells_and_table_text() {
         let c = SwingCell::of(&[1, 3, 5, 7]);
@@ -453,9 +460,7 @@ mod tests {
         assert_eq!(table[0].cells[2], SwingCell::of(&[0]));
         // |4 - 1| and |2 - -3|; |3 - 4| and |-1 - 2|.
         assert_eq!(table[0].changes, vec![Some(4.0), Some(2.0)]);
-        let mut out = Vec::new();
-        write_swing_table(&mut out, &table, &[0, 1, 3]).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = table_text(&table, &[0, 1, 3]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[1], "empties       n  static      d1      d3");
         assert_eq!(lines[2], "20-29         2   -3.00   +5.00   +0.00");
@@ -475,9 +480,7 @@ mod tests {
         let rows = vec![(60, vec![v(1, Some(3)), v(2, Some(-1)), v(4, None)])];
         let table = bucket_values(rows.into_iter(), 3, 10, (20, 60));
         assert_eq!(table[0].empties, (60, 60));
-        let mut out = Vec::new();
-        write_swing_table(&mut out, &table, &[0, 1, 2]).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = table_text(&table, &[0, 1, 2]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[2], "60            1   +3.00   -1.00       -");
         assert_eq!(lines[3], "  sd               0.00    0.00       -");
@@ -487,11 +490,8 @@ mod tests {
         // No neighbouring depths: a line says why there is no swing.
         let rows = vec![(60, vec![v(1, Some(3)), v(4, None)])];
         let table = bucket_values(rows.into_iter(), 2, 10, (20, 60));
-        let mut out = Vec::new();
-        write_swing_table(&mut out, &table, &[0, 2]).unwrap();
-        let text = String::from_utf8(out).unwrap();
         assert_eq!(
-            text.lines().last().unwrap(),
+            table_text(&table, &[0, 2]).lines().last().unwrap(),
             "no swing or depth stability: they need two neighbouring depths d, d+1 in --depths"
         );
     }
