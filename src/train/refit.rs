@@ -28,7 +28,7 @@
 //! - a self-play position ([`crate::train::selfplay_records`]): `mix × its search value +
 //!   (1 − mix) × the game's exact score`.
 //!
-//! Each phase is fitted as in [`crate::train::fit`] (its own empties plus one either side,
+//! Each phase is fitted as in [`crate::train::fit()`] (its own empties plus one either side,
 //! conjugate gradients on the ridge normal equations), but regularised towards the base
 //! file's own weights of that phase rather than a neighbour's: a refit moves the weights only
 //! as far as the new labels ask. The validation split is `flank train`'s (seed 1, 5 % of the
