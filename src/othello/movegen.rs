@@ -185,7 +185,7 @@ const LAST_RAYS: [[u64; 8]; 64] = {
 /// (every other square not in `p` belongs to the opponent). Counts without building the
 /// flipped set. With `pext` (`flank_pext`, build.rs): for each of the 4 lines through `x`, the line's discs of `p` are
 /// gathered into an 8-bit pattern (`pext`) and a table gives the flips on that line (the
-/// table idea is Edax's `count_last_flip`); else [`last_flip_count_rays`].
+/// table idea is Edax's `count_last_flip`); else [`last_flip_count_lines`].
 #[inline(always)]
 pub fn last_flip_count(p: u64, x: u32) -> u32 {
     #[cfg(flank_pext)]
@@ -202,7 +202,7 @@ pub fn last_flip_count(p: u64, x: u32) -> u32 {
     }
     #[cfg(not(flank_pext))]
     {
-        last_flip_count_rays(p, x)
+        last_flip_count_lines(p, x)
     }
 }
 
@@ -328,26 +328,78 @@ const LINE_FLIP_COUNT: [[u8; 256]; 8] = {
     t
 };
 
-/// [`last_flip_count`] ray by ray: on each ray the flips are the opponent discs before the
-/// nearest disc of `p`.
-#[inline(always)]
-pub fn last_flip_count_rays(p: u64, x: u32) -> u32 {
-    let rays = &LAST_RAYS[x as usize];
-    let mut n = 0;
-    for r in &rays[..4] {
-        let mine = r & p;
-        // Squares of the ray below the nearest own disc (all of it if none: then no flips).
-        let before = mine.wrapping_sub(1) & !mine & r;
-        n += if mine != 0 { before.count_ones() } else { 0 };
-    }
-    for r in &rays[4..] {
-        let mine = r & p;
-        if mine != 0 {
-            let above = r & !((1u64 << (63 - mine.leading_zeros())) << 1).wrapping_sub(1);
-            n += above.count_ones();
+/// Flips along one 8-square line of a move at position `pos` (0–7) when the squares set in
+/// `own` are the mover's and every other square but `pos` the opponent's: `[pos][own]`.
+/// Squares outside a shorter line read as opponent discs with no own disc behind them, so
+/// they flip nothing.
+const LINE_FLIPS: [[u8; 256]; 8] = {
+    let mut t = [[0u8; 256]; 8];
+    let mut pos = 0;
+    while pos < 8 {
+        let mut own = 0;
+        while own < 256 {
+            let mut n = 0;
+            // Towards higher positions, then towards lower ones.
+            let mut k = pos + 1;
+            while k < 8 && own & (1 << k) == 0 {
+                k += 1;
+            }
+            if k < 8 {
+                n += k - pos - 1;
+            }
+            let mut k = pos as i32 - 1;
+            while k >= 0 && own & (1 << k) == 0 {
+                k -= 1;
+            }
+            if k >= 0 {
+                n += pos - k as usize - 1;
+            }
+            t[pos][own] = n as u8;
+            own += 1;
         }
+        pos += 1;
     }
-    n
+    t
+};
+
+/// The two diagonals through each square: a1–h8 (column − row constant) and h1–a8 (column +
+/// row constant).
+const DIAGONALS: [[u64; 2]; 64] = {
+    let mut t = [[0u64; 2]; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let (c, r) = ((sq % 8) as i32, (sq / 8) as i32);
+        let mut i = 0i32;
+        while i < 64 {
+            let (ci, ri) = (i % 8, i / 8);
+            if ci - ri == c - r {
+                t[sq][0] |= 1 << i;
+            }
+            if ci + ri == c + r {
+                t[sq][1] |= 1 << i;
+            }
+            i += 1;
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// [`last_flip_count`] without `pext`: each of the 4 lines through `x` gathered into one byte
+/// by a shift or a multiply (a row by a shift; a column, bit by row, by the multiply that
+/// moves column a's bits into the top byte; a diagonal, bit by column, by summing its bytes)
+/// and the flips read from one 2 KiB table by `x`'s position on the line (Edax's
+/// kindergarten `count_last_flip`).
+#[inline(always)]
+pub fn last_flip_count_lines(p: u64, x: u32) -> u32 {
+    const FILE_A: u64 = 0x0101_0101_0101_0101;
+    let (c, r) = ((x & 7) as usize, (x >> 3) as usize & 7);
+    let d = &DIAGONALS[x as usize & 63];
+    let row = (p >> (8 * r)) as usize & 255;
+    let col = (((p >> c) & FILE_A).wrapping_mul(0x0102_0408_1020_4080) >> 56) as usize;
+    let diag = ((p & d[0]).wrapping_mul(FILE_A) >> 56) as usize;
+    let anti = ((p & d[1]).wrapping_mul(FILE_A) >> 56) as usize;
+    (LINE_FLIPS[c][row] + LINE_FLIPS[r][col] + LINE_FLIPS[c][diag] + LINE_FLIPS[c][anti]) as u32
 }
 
 /// Fills from `seed` through `prop` in the direction of a left shift by `d`, returning the
@@ -497,7 +549,7 @@ mod tests {
                 flips(o, p, x).count_ones(),
                 "{p:x} {x}"
             );
-            assert_eq!(last_flip_count_rays(p, x), last_flip_count(p, x));
+            assert_eq!(last_flip_count_lines(p, x), last_flip_count(p, x));
         }
     }
 
