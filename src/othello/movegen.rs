@@ -208,7 +208,6 @@ pub fn last_flip_count(p: u64, x: u32) -> u32 {
 
 /// The 4 lines (row, column, a1–h8 diagonal, h1–a8 diagonal) through a square: their masks
 /// and the square's position among each line's squares in index order.
-#[cfg(flank_pext)]
 #[derive(Clone, Copy)]
 struct Lines {
     mask: [u64; 4],
@@ -216,7 +215,6 @@ struct Lines {
 }
 
 /// [`Lines`] of each square.
-#[cfg(flank_pext)]
 const LINES: [Lines; 64] = {
     let mut t = [Lines {
         mask: [0; 4],
@@ -292,7 +290,6 @@ static LAST_FLIP_LINES: [LastFlipLines; 64] = {
 /// `LINE_FLIP_COUNT[pos][pattern]`: discs flipped on a line of 8 by a move at `pos` when
 /// `pattern` has the mover's discs and every other square holds an opponent disc. Squares past
 /// the end of a shorter line read as opponent discs, which a move can never bracket.
-#[cfg(flank_pext)]
 const LINE_FLIP_COUNT: [[u8; 256]; 8] = {
     let mut t = [[0u8; 256]; 8];
     let mut pos = 0;
@@ -328,78 +325,22 @@ const LINE_FLIP_COUNT: [[u8; 256]; 8] = {
     t
 };
 
-/// Flips along one 8-square line of a move at position `pos` (0–7) when the squares set in
-/// `own` are the mover's and every other square but `pos` the opponent's: `[pos][own]`.
-/// Squares outside a shorter line read as opponent discs with no own disc behind them, so
-/// they flip nothing.
-const LINE_FLIPS: [[u8; 256]; 8] = {
-    let mut t = [[0u8; 256]; 8];
-    let mut pos = 0;
-    while pos < 8 {
-        let mut own = 0;
-        while own < 256 {
-            let mut n = 0;
-            // Towards higher positions, then towards lower ones.
-            let mut k = pos + 1;
-            while k < 8 && own & (1 << k) == 0 {
-                k += 1;
-            }
-            if k < 8 {
-                n += k - pos - 1;
-            }
-            let mut k = pos as i32 - 1;
-            while k >= 0 && own & (1 << k) == 0 {
-                k -= 1;
-            }
-            if k >= 0 {
-                n += pos - k as usize - 1;
-            }
-            t[pos][own] = n as u8;
-            own += 1;
-        }
-        pos += 1;
-    }
-    t
-};
-
-/// The two diagonals through each square: a1–h8 (column − row constant) and h1–a8 (column +
-/// row constant).
-const DIAGONALS: [[u64; 2]; 64] = {
-    let mut t = [[0u64; 2]; 64];
-    let mut sq = 0;
-    while sq < 64 {
-        let (c, r) = ((sq % 8) as i32, (sq / 8) as i32);
-        let mut i = 0i32;
-        while i < 64 {
-            let (ci, ri) = (i % 8, i / 8);
-            if ci - ri == c - r {
-                t[sq][0] |= 1 << i;
-            }
-            if ci + ri == c + r {
-                t[sq][1] |= 1 << i;
-            }
-            i += 1;
-        }
-        sq += 1;
-    }
-    t
-};
-
 /// [`last_flip_count`] without `pext`: each of the 4 lines through `x` gathered into one byte
 /// by a shift or a multiply (a row by a shift; a column, bit by row, by the multiply that
 /// moves column a's bits into the top byte; a diagonal, bit by column, by summing its bytes)
-/// and the flips read from one 2 KiB table by `x`'s position on the line (Edax's
+/// and the flips read from [`LINE_FLIP_COUNT`] by `x`'s position on the line (Edax's
 /// kindergarten `count_last_flip`).
 #[inline(always)]
 pub fn last_flip_count_lines(p: u64, x: u32) -> u32 {
     const FILE_A: u64 = 0x0101_0101_0101_0101;
     let (c, r) = ((x & 7) as usize, (x >> 3) as usize & 7);
-    let d = &DIAGONALS[x as usize & 63];
+    let d = &LINES[x as usize & 63].mask;
     let row = (p >> (8 * r)) as usize & 255;
     let col = (((p >> c) & FILE_A).wrapping_mul(0x0102_0408_1020_4080) >> 56) as usize;
-    let diag = ((p & d[0]).wrapping_mul(FILE_A) >> 56) as usize;
-    let anti = ((p & d[1]).wrapping_mul(FILE_A) >> 56) as usize;
-    (LINE_FLIPS[c][row] + LINE_FLIPS[r][col] + LINE_FLIPS[c][diag] + LINE_FLIPS[c][anti]) as u32
+    let diag = ((p & d[2]).wrapping_mul(FILE_A) >> 56) as usize;
+    let anti = ((p & d[3]).wrapping_mul(FILE_A) >> 56) as usize;
+    let t = &LINE_FLIP_COUNT;
+    (t[c][row] + t[r][col] + t[c][diag] + t[c][anti]) as u32
 }
 
 /// Fills from `seed` through `prop` in the direction of a left shift by `d`, returning the
