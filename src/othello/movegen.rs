@@ -328,8 +328,8 @@ const LINE_FLIP_COUNT: [[u8; 256]; 8] = {
 /// [`last_flip_count`] without `pext`: each of the 4 lines through `x` gathered into one byte
 /// by a shift or a multiply (a row by a shift; a column, bit by row, by the multiply that
 /// moves column a's bits into the top byte; a diagonal, bit by column, by summing its bytes)
-/// and the flips read from [`LINE_FLIP_COUNT`] by `x`'s position on the line (Edax's
-/// kindergarten `count_last_flip`).
+/// and the flips read from the `pext` path's table (`LINE_FLIP_COUNT`) by `x`'s position on
+/// the line (Edax's kindergarten `count_last_flip`).
 #[inline(always)]
 pub fn last_flip_count_lines(p: u64, x: u32) -> u32 {
     const FILE_A: u64 = 0x0101_0101_0101_0101;

@@ -5,6 +5,8 @@ use std::mem::MaybeUninit;
 
 use crate::eval::{ChildEval, Evaluator};
 use crate::othello::board::{SCORE_INF, Score};
+#[cfg(doc)]
+use crate::search::searcher::Searcher;
 use crate::search::searcher::child_value;
 
 /// Key units per disc of the child's evaluation in the fastest-first keys of the solver's NWS
@@ -18,7 +20,7 @@ pub(super) struct MoveList {
     /// the list's use).
     pub(super) item: [MaybeUninit<i32>; 64],
     /// The moves of the child after each square's move, by square: written by
-    /// [`Searcher::fastest_first`](crate::search::searcher::Searcher::fastest_first) for every square it lists (read with
+    /// [`Searcher::fastest_first`] for every square it lists (read with
     /// [`MoveList::child_moves`]), so the child need not recompute them. Not zeroed: a
     /// 512-byte clear per node costs more than it saves.
     pub(super) child_moves: [MaybeUninit<u64>; 64],
@@ -26,8 +28,8 @@ pub(super) struct MoveList {
     pub(super) flips: [MaybeUninit<u64>; 64],
     /// The squares whose `child_moves` and `flips` entries were written.
     pub(super) has_child_moves: u64,
-    /// The squares whose `flips` entry was written (by [`Searcher::etc`](crate::search::searcher::Searcher::etc), for
-    /// [`Searcher::fastest_first`](crate::search::searcher::Searcher::fastest_first) to reuse).
+    /// The squares whose `flips` entry was written (by [`Searcher::etc`], for
+    /// [`Searcher::fastest_first`] to reuse).
     pub(super) has_flips: u64,
 }
 
@@ -49,7 +51,7 @@ pub const EVAL_ORDER_ALL_EMPTIES: u32 = 14;
 
 /// Adds the static evaluation of the children (opponent to move, so a higher value is a worse
 /// move), [`EVAL_ORDER_WEIGHT`] key units per disc, to the fastest-first keys of `list`
-/// (every entry keyed by [`Searcher::fastest_first`](crate::search::searcher::Searcher::fastest_first) for the position `(p, o)` of `empties`
+/// (every entry keyed by [`Searcher::fastest_first`] for the position `(p, o)` of `empties`
 /// empties), as Edax's `movelist_evaluate` mixes evaluation and mobility. Each evaluation reads
 /// 65 weight tables and costs several times what its instructions take (docs/benchmarks.md,
 /// "Where the time goes, by empties"), so below [`EVAL_ORDER_ALL_EMPTIES`] empties only the
@@ -58,8 +60,6 @@ pub const EVAL_ORDER_ALL_EMPTIES: u32 = 14;
 /// [`LazyEval`] (`None` if every child was evaluated) puts their own values in their keys
 /// once a move of the list has failed to cut (the node calls [`LazyEval::finish`] before its
 /// second listed move, or before a parallel split).
-///
-/// [`Searcher::fastest_first`](crate::search::searcher::Searcher::fastest_first): crate::search::searcher::Searcher
 #[inline]
 pub(super) fn eval_order(
     list: &mut MoveList,
@@ -174,7 +174,7 @@ impl MoveList {
         self.at(i) >> 6
     }
     /// The flips of the move `sq` and the moves of the child it reaches, for a square of
-    /// the list keyed by [`Searcher::fastest_first`](crate::search::searcher::Searcher::fastest_first).
+    /// the list keyed by [`Searcher::fastest_first`].
     #[inline]
     pub(super) fn child(&self, sq: u32) -> (u64, u64) {
         assert!(self.has_child_moves & (1u64 << sq) != 0);
@@ -195,7 +195,7 @@ impl MoveList {
         self.child_moves[sq as usize & 63] = MaybeUninit::new(cm);
         self.has_child_moves |= 1u64 << sq;
     }
-    /// The flips of the move `sq`, for a square whose flips [`Searcher::etc`](crate::search::searcher::Searcher::etc) left.
+    /// The flips of the move `sq`, for a square whose flips [`Searcher::etc`] left.
     #[inline]
     pub(super) fn flip(&self, sq: u32) -> u64 {
         assert!(self.has_flips & (1u64 << sq) != 0);
@@ -213,7 +213,7 @@ impl MoveList {
     }
     /// Moves the entry with the smallest packed value (key, then square) among entries
     /// `i..n` to position `i`. For a list pushed in square order, as by
-    /// [`Searcher::fastest_first`](crate::search::searcher::Searcher::fastest_first), repeated selection gives the order of [`MoveList::sort`].
+    /// [`Searcher::fastest_first`], repeated selection gives the order of [`MoveList::sort`].
     #[inline]
     pub(super) fn select(&mut self, i: usize) {
         let mut best = self.at(i);
