@@ -1,7 +1,7 @@
 //! Criterion benchmark of the evaluations: evaluations per second of the trained pattern
 //! evaluation (embedded weights) and of the classic one, over a fixed set of positions, of the
-//! trained evaluation with and without its residual net at 4-5 empties, and of the two ways of
-//! reading the pattern indices.
+//! trained evaluation with and without its residual net at 4-5 empties, and of the ways of
+//! reading the pattern indices and the disc digits.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -82,8 +82,8 @@ fn bench_eval(c: &mut Criterion) {
     g.throughput(Throughput::Elements(boards.len() as u64));
     type IndexFn = fn(&Board, &mut [u32; FEATURES_PER_POSITION]);
     let paths: [(&str, IndexFn); 2] = [
-        ("pext", features::raw_indices),
-        ("portable", features::raw_indices_portable),
+        ("raw_indices", features::raw_indices),
+        ("by_gather", features::raw_indices_by_gather),
     ];
     for (name, f) in paths {
         g.bench_function(name, |bench| {
@@ -93,6 +93,28 @@ fn bench_eval(c: &mut Criterion) {
                 for b in &boards {
                     f(black_box(b), &mut idx);
                     s = s.wrapping_add(idx[7]);
+                }
+                s
+            })
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("disc-digits");
+    g.throughput(Throughput::Elements(boards.len() as u64));
+    type DigitsFn = fn(u64, u64) -> features::DiscDigits;
+    let paths: [(&str, DigitsFn); 3] = [
+        ("new", features::DiscDigits::new),
+        ("by_squares", features::DiscDigits::by_squares),
+        ("by_gather", features::DiscDigits::by_gather),
+    ];
+    for (name, f) in paths {
+        g.bench_function(name, |bench| {
+            bench.iter(|| {
+                let mut s = 0u32;
+                for b in &boards {
+                    let d = f(black_box(b.player), black_box(b.opponent));
+                    s = s.wrapping_add(std::ptr::from_ref(&d) as usize as u32 & 1);
+                    black_box(&d);
                 }
                 s
             })

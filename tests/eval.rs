@@ -41,11 +41,7 @@ fn child_evaluation_equals_evaluating_the_child() {
     for b in positions(3000) {
         let ce = ChildEval::new(flank::eval::active(), b.player, b.opponent);
         let parent = DiscDigits::new(b.player, b.opponent);
-        assert_eq!(
-            parent,
-            DiscDigits::by_squares(b.player, b.opponent),
-            "{b:?}"
-        );
+        assert_eq!(parent, DiscDigits::by_gather(b.player, b.opponent), "{b:?}");
         for sq in b.legal_moves() {
             let x = sq.index() as u32;
             let c = b.make_move(sq);

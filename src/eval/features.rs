@@ -25,8 +25,11 @@
 //! Indices are read with BMI2 `pext` straight from the bitboards where it is fast (the
 //! `flank_pext` cfg of build.rs; one
 //! 1,024-entry digit table per instance turns the extracted bits into the group's base-order
-//! ternary index), else by transforming the bitboards by the 8 symmetries and gathering each
-//! base pattern with shifts and masks; a test checks that both agree.
+//! ternary index), else as sums of per-square weight vectors: each disc (or legal move) adds
+//! its square's digit weight in every instance at once, a few vector adds
+//! ([`DiscDigits::by_squares`]). A third way, transforming the bitboards by the 8 symmetries and
+//! gathering each base pattern with shifts and masks ([`raw_indices_by_gather`]), is the tests'
+//! reference.
 
 use std::sync::LazyLock;
 
@@ -361,25 +364,29 @@ static INSTANCES: LazyLock<Instances> = LazyLock::new(|| {
     t
 });
 
-/// Most disc-pattern instances one square belongs to (b2 and its images: 8).
-const MAX_SQUARE_INSTANCES: usize = 10;
+/// Lanes of one side of [`DiscDigits`]: the [`DISC_INSTANCES`] disc-pattern instances padded
+/// to 48 (three 256-bit vectors of `u16`), so that adding a square's weights is one
+/// fixed-length loop that the compiler vectorises.
+const DIGIT_LANES: usize = 48;
+/// Lanes of the mobility-pattern digits (the instances after the disc patterns).
+const MOBILITY_LANES: usize = PATTERN_INSTANCES - DISC_INSTANCES;
 
-/// For each square, the disc-pattern instances it belongs to and its digit weight (3^k for
-/// digit k) in each: what one disc on that square adds to the instance's ternary value.
-struct SquareDigits {
-    /// `(instance, weight)` pairs, the first `len[sq]` valid.
-    items: [[(u8, u16); MAX_SQUARE_INSTANCES]; 64],
-    len: [u8; 64],
+/// For each square, its digit weight (3^k where it is digit k, else 0) in every pattern
+/// instance: what one disc (or one legal move, for the mobility patterns) on that square adds
+/// to each instance's ternary value. 7 KiB, so it stays in L1.
+struct SquareWeights {
+    disc: [[u16; DIGIT_LANES]; 64],
+    mobility: [[u16; MOBILITY_LANES]; 64],
 }
 
-static SQUARE_DIGITS: LazyLock<SquareDigits> = LazyLock::new(|| {
+static SQUARE_WEIGHTS: LazyLock<SquareWeights> = LazyLock::new(|| {
     let t = &*INSTANCES;
     assert_eq!(t.mobility_from, DISC_INSTANCES);
-    let mut s = SquareDigits {
-        items: [[(0, 0); MAX_SQUARE_INSTANCES]; 64],
-        len: [0; 64],
+    let mut s = SquareWeights {
+        disc: [[0; DIGIT_LANES]; 64],
+        mobility: [[0; MOBILITY_LANES]; 64],
     };
-    for i in 0..DISC_INSTANCES {
+    for i in 0..PATTERN_INSTANCES {
         let mask = t.mask[i];
         let mut rest = mask;
         while rest != 0 {
@@ -387,24 +394,41 @@ static SQUARE_DIGITS: LazyLock<SquareDigits> = LazyLock::new(|| {
             rest &= rest - 1;
             let j = (mask & ((1u64 << sq) - 1)).count_ones();
             let w = t.digits[DIGITS_STRIDE * i + (1usize << j)];
-            let n = s.len[sq] as usize;
-            s.items[sq][n] = (i as u8, w);
-            s.len[sq] += 1;
+            if i < DISC_INSTANCES {
+                s.disc[sq][i] = w;
+            } else {
+                s.mobility[sq][i - DISC_INSTANCES] = w;
+            }
         }
     }
     s
 });
+
+/// The sum of the rows of `table` of the squares set in `bits`, lane by lane.
+#[inline(always)]
+fn sum_rows<const N: usize>(table: &[[u16; N]; 64], bits: u64) -> [u16; N] {
+    let mut acc = [0u16; N];
+    let mut m = bits;
+    while m != 0 {
+        let row = &table[m.trailing_zeros() as usize & 63];
+        m &= m - 1;
+        for k in 0..N {
+            acc[k] = acc[k].wrapping_add(row[k]);
+        }
+    }
+    acc
+}
 
 /// The disc-pattern digits of a position: per disc-pattern instance, the ternary value of the
 /// side to move's discs alone (`p`, digit 1 per disc) and of the opponent's (`o`); the
 /// instance's index is `p + 2 o`. Both are linear in the discs, so a child's digits follow
 /// from its parent's by the squares a move changes ([`DiscDigits::child`]): the cheap way to
 /// evaluate every child of a node (Edax updates its feature indices in make-move the same
-/// way). Used with `PatternEval::evaluate_child`.
+/// way). Used with `PatternEval::evaluate_child`. Lanes from [`DISC_INSTANCES`] on are 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DiscDigits {
-    p: [u16; DISC_INSTANCES],
-    o: [u16; DISC_INSTANCES],
+    p: [u16; DIGIT_LANES],
+    o: [u16; DIGIT_LANES],
 }
 
 impl DiscDigits {
@@ -414,31 +438,55 @@ impl DiscDigits {
         #[cfg(flank_pext)]
         {
             let t = &*INSTANCES;
+            let read = |bits| {
+                std::array::from_fn(|i| {
+                    if i < DISC_INSTANCES {
+                        t.digits_of(i, bits)
+                    } else {
+                        0
+                    }
+                })
+            };
             DiscDigits {
-                p: std::array::from_fn(|i| t.digits_of(i, p)),
-                o: std::array::from_fn(|i| t.digits_of(i, o)),
+                p: read(p),
+                o: read(o),
             }
         }
         #[cfg(not(flank_pext))]
         DiscDigits::by_squares(p, o)
     }
 
-    /// [`DiscDigits::new`] summed square by square (the portable path, and the reference of
-    /// the tests).
+    /// [`DiscDigits::new`] summed square by square, a vector of every instance's weights per
+    /// disc (the portable path).
+    #[inline]
     pub fn by_squares(p: u64, o: u64) -> DiscDigits {
-        let s = &*SQUARE_DIGITS;
+        let w = &SQUARE_WEIGHTS.disc;
+        DiscDigits {
+            p: sum_rows(w, p),
+            o: sum_rows(w, o),
+        }
+    }
+
+    /// [`DiscDigits::new`] gathered instance by instance from the bitboards transformed by
+    /// the 8 symmetries (the reference of the tests).
+    pub fn by_gather(p: u64, o: u64) -> DiscDigits {
+        let layout = &*LAYOUT;
+        let tern = &*TERNARY;
+        let (mut sp, mut so) = ([0u64; 8], [0u64; 8]);
+        for (i, s) in Symmetry::ALL.iter().enumerate() {
+            sp[i] = s.apply(p);
+            so[i] = s.apply(o);
+        }
         let mut d = DiscDigits {
-            p: [0; DISC_INSTANCES],
-            o: [0; DISC_INSTANCES],
+            p: [0; DIGIT_LANES],
+            o: [0; DIGIT_LANES],
         };
-        for (bits, side) in [(p, &mut d.p), (o, &mut d.o)] {
-            let mut m = bits;
-            while m != 0 {
-                let sq = m.trailing_zeros() as usize;
-                m &= m - 1;
-                for &(i, w) in &s.items[sq][..s.len[sq] as usize] {
-                    side[i as usize] += w;
-                }
+        let mut n = 0;
+        for (g, group) in layout.groups[..FIRST_MOBILITY_GROUP].iter().enumerate() {
+            for &s in &group.syms {
+                d.p[n] = tern[gather(g, sp[s]) as usize] as u16;
+                d.o[n] = tern[gather(g, so[s]) as usize] as u16;
+                n += 1;
             }
         }
         d
@@ -448,27 +496,24 @@ impl DiscDigits {
     /// discs `flipped`: the opponent is then to move, so the sides swap.
     #[inline]
     pub fn child(&self, x: u32, flipped: u64) -> DiscDigits {
-        let s = &*SQUARE_DIGITS;
         // The child's side to move is the parent's opponent, who loses the flipped discs; the
         // child's opponent is the parent's mover, who gains them and x.
-        let mut c = DiscDigits {
-            p: self.o,
-            o: self.p,
-        };
-        let mut m = flipped;
-        while m != 0 {
-            let sq = m.trailing_zeros() as usize;
-            m &= m - 1;
-            for &(i, w) in &s.items[sq][..s.len[sq] as usize] {
-                c.p[i as usize] -= w;
-                c.o[i as usize] += w;
-            }
+        let w = &SQUARE_WEIGHTS.disc;
+        let f = sum_rows(w, flipped);
+        let wx = &w[x as usize & 63];
+        DiscDigits {
+            p: std::array::from_fn(|k| self.o[k].wrapping_sub(f[k])),
+            o: std::array::from_fn(|k| self.p[k].wrapping_add(f[k]).wrapping_add(wx[k])),
         }
-        let x = x as usize & 63;
-        for &(i, w) in &s.items[x][..s.len[x] as usize] {
-            c.o[i as usize] += w;
+    }
+
+    /// Writes the raw indices of the disc-pattern instances (`out[..DISC_INSTANCES]`).
+    #[inline(always)]
+    fn write_indices(&self, out: &mut [u32; FEATURES_PER_POSITION]) {
+        let t = &*INSTANCES;
+        for (i, x) in out[..DISC_INSTANCES].iter_mut().enumerate() {
+            *x = t.raw_offset[i] + self.p[i] as u32 + 2 * self.o[i] as u32;
         }
-        c
     }
 }
 
@@ -481,81 +526,68 @@ pub fn raw_indices_with(
     lp: u64,
     out: &mut [u32; FEATURES_PER_POSITION],
 ) {
-    #[cfg(flank_pext)]
-    {
-        let t = &*INSTANCES;
-        for (i, x) in out[..DISC_INSTANCES].iter_mut().enumerate() {
-            *x = t.raw_offset[i] + d.p[i] as u32 + 2 * d.o[i] as u32;
-        }
-        let lo = get_moves(b.opponent, b.player);
-        let lo_only = lo & !lp;
-        for (i, x) in out[..PATTERN_INSTANCES]
-            .iter_mut()
-            .enumerate()
-            .skip(DISC_INSTANCES)
-        {
-            *x = t.index_of(i, lp, lo_only);
-        }
-        global_indices(b, lp, lo, out);
-    }
-    // Without `pext` the digits are no shortcut: the portable path reads everything.
-    #[cfg(not(flank_pext))]
-    {
-        let _ = (d, lp);
-        raw_indices_portable(b, out);
-    }
+    d.write_indices(out);
+    let lo = get_moves(b.opponent, b.player);
+    mobility_indices(lp, lo & !lp, out);
+    global_indices(b, lp, lo, out);
 }
 
 /// Writes the raw table indices (into one phase's table of [`Layout::raw_len`] weights) of all
 /// [`FEATURES_PER_POSITION`] features of `b` into `out`.
 #[inline]
 pub fn raw_indices(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
-    #[cfg(flank_pext)]
-    {
-        let t = &*INSTANCES;
-        let (p, o) = (b.player, b.opponent);
-        let (lp, lo) = (get_moves(p, o), get_moves(o, p));
-        let lo_only = lo & !lp;
-        for (i, x) in out[..PATTERN_INSTANCES].iter_mut().enumerate() {
-            *x = if i < t.mobility_from {
-                t.index_of(i, p, o)
-            } else {
-                t.index_of(i, lp, lo_only)
-            };
-        }
-        global_indices(b, lp, lo, out);
-    }
-    #[cfg(not(flank_pext))]
-    raw_indices_portable(b, out);
+    let (p, o) = (b.player, b.opponent);
+    raw_indices_with(b, &DiscDigits::new(p, o), get_moves(p, o), out);
 }
 
-/// [`raw_indices`] without `pext`: transforms the bitboards by the 8 symmetries and gathers each
-/// base pattern by shifts and masks.
-pub fn raw_indices_portable(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
+/// The raw indices of the mobility-pattern instances (`out[DISC_INSTANCES..PATTERN_INSTANCES]`)
+/// of the legal moves `lp` of the side to move (digit 1) and `lo_only` of the opponent only
+/// (digit 2): by `pext` where it is fast, else summed square by square.
+#[inline(always)]
+fn mobility_indices(lp: u64, lo_only: u64, out: &mut [u32; FEATURES_PER_POSITION]) {
+    let t = &*INSTANCES;
+    #[cfg(flank_pext)]
+    for (i, x) in out[..PATTERN_INSTANCES]
+        .iter_mut()
+        .enumerate()
+        .skip(DISC_INSTANCES)
+    {
+        *x = t.index_of(i, lp, lo_only);
+    }
+    #[cfg(not(flank_pext))]
+    {
+        let w = &SQUARE_WEIGHTS.mobility;
+        let (a, c) = (sum_rows(w, lp), sum_rows(w, lo_only));
+        for k in 0..MOBILITY_LANES {
+            let i = DISC_INSTANCES + k;
+            out[i] = t.raw_offset[i] + a[k] as u32 + 2 * c[k] as u32;
+        }
+    }
+}
+
+/// [`raw_indices`] by another method, the reference of the tests: transforms the bitboards by
+/// the 8 symmetries and gathers each base pattern by shifts and masks.
+pub fn raw_indices_by_gather(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
     let layout = &*LAYOUT;
     let tern = &*TERNARY;
     let (p, o) = (b.player, b.opponent);
-    let mut sp = [0u64; 8];
-    let mut so = [0u64; 8];
-    for (i, s) in Symmetry::ALL.iter().enumerate() {
-        sp[i] = s.apply(p);
-        so[i] = s.apply(o);
-    }
     let (lp, lo) = (get_moves(p, o), get_moves(o, p));
-    let (mut mp_s, mut mo_s) = ([0u64; 8], [0u64; 8]);
+    let boards = [p, o, lp, lo & !lp];
+    let mut images = [[0u64; 8]; 4];
     for (i, s) in Symmetry::ALL.iter().enumerate() {
-        mp_s[i] = s.apply(lp);
-        mo_s[i] = s.apply(lo & !lp);
+        for (k, &x) in boards.iter().enumerate() {
+            images[k][i] = s.apply(x);
+        }
     }
     let mut n = 0;
     for (g, group) in layout.groups.iter().enumerate() {
-        let (bp, bo) = if g < FIRST_MOBILITY_GROUP {
-            (&sp, &so)
+        let (a, c) = if g < FIRST_MOBILITY_GROUP {
+            (&images[0], &images[1])
         } else {
-            (&mp_s, &mo_s)
+            (&images[2], &images[3])
         };
         for &s in &group.syms {
-            let idx = tern[gather(g, bp[s]) as usize] + 2 * tern[gather(g, bo[s]) as usize];
+            let idx = tern[gather(g, a[s]) as usize] + 2 * tern[gather(g, c[s]) as usize];
             out[n] = group.raw_offset + idx;
             n += 1;
         }
@@ -656,7 +688,7 @@ mod tests {
             let (mut fast, mut slow) =
                 ([0u32; FEATURES_PER_POSITION], [0u32; FEATURES_PER_POSITION]);
             raw_indices(&b, &mut fast);
-            raw_indices_portable(&b, &mut slow);
+            raw_indices_by_gather(&b, &mut slow);
             assert_eq!(fast, slow, "{b:?}");
         }
     }
