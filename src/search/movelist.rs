@@ -53,8 +53,8 @@ pub const EVAL_ORDER_ALL_EMPTIES: u32 = 14;
 /// move), [`EVAL_ORDER_WEIGHT`] key units per disc, to the fastest-first keys of `list`
 /// (every entry keyed by [`Searcher::fastest_first`] for the position `(p, o)` of `empties`
 /// empties), as Edax's `movelist_evaluate` mixes evaluation and mobility. Each evaluation reads
-/// 65 weight tables and costs several times what its instructions take (docs/benchmarks.md,
-/// "Where the time goes, by empties"), so below [`EVAL_ORDER_ALL_EMPTIES`] empties only the
+/// 65 weight tables (a node at 12–13 empties, which evaluates 3 children, takes about 4 times
+/// as long as one at 10–11: docs/benchmarks.md, "Where the time goes, by empties"), so below [`EVAL_ORDER_ALL_EMPTIES`] empties only the
 /// [`EVAL_ORDER_FIRST`] best-keyed children are evaluated and moved to the front of the list;
 /// the others get, for now, the worst value among the evaluated children, and the returned
 /// [`LazyEval`] (`None` if every child was evaluated) puts their own values in their keys
