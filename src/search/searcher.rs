@@ -9,8 +9,6 @@ use std::time::Instant;
 use crate::eval::{ChildEval, Evaluator};
 use crate::othello::board::{Board, Score};
 use crate::othello::movegen::get_moves;
-#[cfg(doc)]
-use crate::search::endgame::{MID_SPLIT_DEPTH, ORDER_MPC_T, SPLIT_EMPTIES};
 use crate::search::probcut;
 use crate::search::tt::TranspositionTable;
 
@@ -93,10 +91,10 @@ pub struct Searcher {
     pub(super) cut: Option<Arc<Cut>>,
     /// The thread pool a parallel solve runs on (`None`: one thread, deterministic).
     pub(super) pool: Option<Arc<rayon::ThreadPool>>,
-    /// True while running inside `pool`: NWS nodes at ≥ [`SPLIT_EMPTIES`] may split.
+    /// True while running inside `pool`: NWS nodes at ≥ [`SPLIT_EMPTIES`](super::endgame::SPLIT_EMPTIES) may split.
     pub(super) split: bool,
     /// True in the midgame iterations of a search with a pool: [`Searcher::mid_pvs_node`] nodes
-    /// of ≥ [`MID_SPLIT_DEPTH`] plies split their moves after the first (YBWC).
+    /// of ≥ [`MID_SPLIT_DEPTH`](super::endgame::MID_SPLIT_DEPTH) plies split their moves after the first (YBWC).
     pub(super) mid_split: bool,
     /// A live node total shared with a progress display (updated at each stop check).
     pub(super) progress: Option<Arc<AtomicU64>>,
@@ -110,7 +108,7 @@ pub struct Searcher {
     pub(super) mpc_root_empties: (u32, u32),
     /// The midgame ProbCut of [`Searcher::mid_pvs_node`]: the calibration and its confidence `t`
     /// (standard deviations); `None` = off (off in solves; their ordering searches
-    /// ([`Searcher::search_order`]) turn it on at [`ORDER_MPC_T`] for their own duration).
+    /// ([`Searcher::search_order`]) turn it on at [`ORDER_MPC_T`](super::endgame::ORDER_MPC_T) for their own duration).
     pub(super) mid_mpc: Option<(&'static probcut::MpcTable, f64)>,
     /// True during [`Searcher::mid_root`], whose PV is read from the TT afterwards: depth-1
     /// PV nodes ([`Searcher::mid_pvs_d1`] with a window wider than null) store their result.
@@ -198,7 +196,7 @@ impl Searcher {
     }
 
     /// Lets [`Searcher::solve`] run on `pool` with the young brothers wait concept (YBWC):
-    /// at NWS nodes with ≥ [`SPLIT_EMPTIES`] empties, once the first move failed to cut off,
+    /// at NWS nodes with ≥ [`SPLIT_EMPTIES`](super::endgame::SPLIT_EMPTIES) empties, once the first move failed to cut off,
     /// the other moves are searched in parallel (rayon work stealing) by helper searchers
     /// sharing the TT; a fail-high of one stops the others. `None` (or a one-thread pool)
     /// keeps the solve sequential and its node count deterministic.
@@ -207,7 +205,7 @@ impl Searcher {
     }
 
     /// Lets the midgame search (`Searcher::mid_pvs_node`, and so [`Searcher::iterate`]) run on
-    /// the pool of [`Searcher::set_pool`] with YBWC: at nodes of ≥ [`MID_SPLIT_DEPTH`] plies,
+    /// the pool of [`Searcher::set_pool`] with YBWC: at nodes of ≥ [`MID_SPLIT_DEPTH`](super::endgame::MID_SPLIT_DEPTH) plies,
     /// once the first move has been searched without a cutoff, the other moves get a null
     /// window around alpha in parallel (helper searchers sharing the TT; a fail-high at a
     /// null-window node stops the others), and the fail-highs of a PV node are re-searched
