@@ -470,25 +470,12 @@ impl DiscDigits {
     /// [`DiscDigits::new`] gathered instance by instance from the bitboards transformed by
     /// the 8 symmetries (the reference of the tests).
     pub fn by_gather(p: u64, o: u64) -> DiscDigits {
-        let layout = &*LAYOUT;
-        let tern = &*TERNARY;
-        let (mut sp, mut so) = ([0u64; 8], [0u64; 8]);
-        for (i, s) in Symmetry::ALL.iter().enumerate() {
-            sp[i] = s.apply(p);
-            so[i] = s.apply(o);
-        }
         let mut d = DiscDigits {
             p: [0; DIGIT_LANES],
             o: [0; DIGIT_LANES],
         };
-        let mut n = 0;
-        for (g, group) in layout.groups[..FIRST_MOBILITY_GROUP].iter().enumerate() {
-            for &s in &group.syms {
-                d.p[n] = tern[gather(g, sp[s]) as usize] as u16;
-                d.o[n] = tern[gather(g, so[s]) as usize] as u16;
-                n += 1;
-            }
-        }
+        gather_digits(p, 0..FIRST_MOBILITY_GROUP, &mut d.p);
+        gather_digits(o, 0..FIRST_MOBILITY_GROUP, &mut d.o);
         d
     }
 
@@ -545,22 +532,51 @@ pub fn raw_indices(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
 /// (digit 2): by `pext` where it is fast, else summed square by square.
 #[inline(always)]
 fn mobility_indices(lp: u64, lo_only: u64, out: &mut [u32; FEATURES_PER_POSITION]) {
-    let t = &*INSTANCES;
     #[cfg(flank_pext)]
-    for (i, x) in out[..PATTERN_INSTANCES]
-        .iter_mut()
-        .enumerate()
-        .skip(DISC_INSTANCES)
     {
-        *x = t.index_of(i, lp, lo_only);
+        let t = &*INSTANCES;
+        for (i, x) in out[..PATTERN_INSTANCES]
+            .iter_mut()
+            .enumerate()
+            .skip(DISC_INSTANCES)
+        {
+            *x = t.index_of(i, lp, lo_only);
+        }
     }
     #[cfg(not(flank_pext))]
     {
         let w = &SQUARE_WEIGHTS.mobility;
-        let (a, c) = (sum_rows(w, lp), sum_rows(w, lo_only));
-        for k in 0..MOBILITY_LANES {
-            let i = DISC_INSTANCES + k;
-            out[i] = t.raw_offset[i] + a[k] as u32 + 2 * c[k] as u32;
+        write_mobility_indices(&sum_rows(w, lp), &sum_rows(w, lo_only), out);
+    }
+}
+
+/// Writes the raw indices of the mobility-pattern instances from their digits: `a` of the
+/// side to move's legal moves (digit 1), `c` of the opponent's only (digit 2).
+#[inline(always)]
+fn write_mobility_indices(
+    a: &[u16; MOBILITY_LANES],
+    c: &[u16; MOBILITY_LANES],
+    out: &mut [u32; FEATURES_PER_POSITION],
+) {
+    let t = &*INSTANCES;
+    for k in 0..MOBILITY_LANES {
+        let i = DISC_INSTANCES + k;
+        out[i] = t.raw_offset[i] + a[k] as u32 + 2 * c[k] as u32;
+    }
+}
+
+/// The base-order ternary digits (digit 1 for each set square) of `bits` in every instance
+/// of the pattern groups `groups`, in instance order, into `out`: each instance gathered from
+/// the bitboard transformed by its symmetry.
+fn gather_digits(bits: u64, groups: std::ops::Range<usize>, out: &mut [u16]) {
+    let layout = &*LAYOUT;
+    let tern = &*TERNARY;
+    let images = Symmetry::ALL.map(|s| s.apply(bits));
+    let mut n = 0;
+    for g in groups {
+        for &s in &layout.groups[g].syms {
+            out[n] = tern[gather(g, images[s]) as usize] as u16;
+            n += 1;
         }
     }
 }
@@ -568,30 +584,14 @@ fn mobility_indices(lp: u64, lo_only: u64, out: &mut [u32; FEATURES_PER_POSITION
 /// [`raw_indices`] by another method, the reference of the tests: transforms the bitboards by
 /// the 8 symmetries and gathers each base pattern by shifts and masks.
 pub fn raw_indices_by_gather(b: &Board, out: &mut [u32; FEATURES_PER_POSITION]) {
-    let layout = &*LAYOUT;
-    let tern = &*TERNARY;
     let (p, o) = (b.player, b.opponent);
     let (lp, lo) = (get_moves(p, o), get_moves(o, p));
-    let boards = [p, o, lp, lo & !lp];
-    let mut images = [[0u64; 8]; 4];
-    for (i, s) in Symmetry::ALL.iter().enumerate() {
-        for (k, &x) in boards.iter().enumerate() {
-            images[k][i] = s.apply(x);
-        }
-    }
-    let mut n = 0;
-    for (g, group) in layout.groups.iter().enumerate() {
-        let (a, c) = if g < FIRST_MOBILITY_GROUP {
-            (&images[0], &images[1])
-        } else {
-            (&images[2], &images[3])
-        };
-        for &s in &group.syms {
-            let idx = tern[gather(g, a[s]) as usize] + 2 * tern[gather(g, c[s]) as usize];
-            out[n] = group.raw_offset + idx;
-            n += 1;
-        }
-    }
+    DiscDigits::by_gather(p, o).write_indices(out);
+    let mobility = FIRST_MOBILITY_GROUP..LAYOUT.groups.len();
+    let (mut a, mut c) = ([0u16; MOBILITY_LANES], [0u16; MOBILITY_LANES]);
+    gather_digits(lp, mobility.clone(), &mut a);
+    gather_digits(lo & !lp, mobility, &mut c);
+    write_mobility_indices(&a, &c, out);
     global_indices(b, lp, lo, out);
 }
 

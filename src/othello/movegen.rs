@@ -181,11 +181,11 @@ const LAST_RAYS: [[u64; 8]; 64] = {
     t
 };
 
-/// Number of discs flipped when the side owning `p` plays `x`, the board's only empty square
-/// (every other square not in `p` belongs to the opponent). Counts without building the
-/// flipped set. With `pext` (`flank_pext`, build.rs): for each of the 4 lines through `x`, the line's discs of `p` are
-/// gathered into an 8-bit pattern (`pext`) and a table gives the flips on that line (the
-/// table idea is Edax's `count_last_flip`); else [`last_flip_count_lines`].
+/// Number of discs flipped when the side owning `p` plays `x`, the board's only empty square (every
+/// other square not in `p` belongs to the opponent). Counts without building the flipped set. With
+/// `pext` (`flank_pext`, build.rs): for each of the 4 lines through `x`, the line's discs of `p`
+/// are gathered into an 8-bit pattern (`pext`) and a table gives the flips on that line (the table
+/// idea is Edax's `count_last_flip`); else [`last_flip_count_lines`].
 #[inline(always)]
 pub fn last_flip_count(p: u64, x: u32) -> u32 {
     #[cfg(flank_pext)]
@@ -438,9 +438,9 @@ const RAYS: [[u64; 8]; 64] = {
     t
 };
 
-/// Discs of `o` flipped when `p` plays the empty square `sq` (0–63), 0 if none: the same
-/// result as [`flips_fills`], computed per ray with the first-blocker trick (lowest set bit for rays
-/// towards higher indices, highest for the others) instead of parallel fills.
+/// Discs of `o` flipped when `p` plays the empty square `sq` (0–63), 0 if none: the same result as
+/// [`flips_fills`], computed per ray with the first-blocker trick (lowest set bit for rays towards
+/// higher indices, highest for the others) instead of parallel fills.
 #[inline(always)]
 pub fn flips_rays(p: u64, o: u64, sq: u32) -> u64 {
     let rays = &RAYS[sq as usize];

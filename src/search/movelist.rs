@@ -54,8 +54,9 @@ pub const EVAL_ORDER_ALL_EMPTIES: u32 = 14;
 /// (every entry keyed by [`Searcher::fastest_first`] for the position `(p, o)` of `empties`
 /// empties), as Edax's `movelist_evaluate` mixes evaluation and mobility. Each evaluation reads
 /// 65 weight tables (a node at 12–13 empties, which evaluates 3 children, takes about 4 times
-/// as long as one at 10–11: docs/benchmarks.md, "Where the time goes, by empties"), so below [`EVAL_ORDER_ALL_EMPTIES`] empties only the
-/// [`EVAL_ORDER_FIRST`] best-keyed children are evaluated and moved to the front of the list;
+/// as long as one at 10–11: docs/benchmarks.md, "Where the time goes, by empties"), so below
+/// [`EVAL_ORDER_ALL_EMPTIES`] empties only the [`EVAL_ORDER_FIRST`] best-keyed children are
+/// evaluated and moved to the front of the list;
 /// the others get, for now, the worst value among the evaluated children, and the returned
 /// [`LazyEval`] (`None` if every child was evaluated) puts their own values in their keys
 /// once a move of the list has failed to cut (the node calls [`LazyEval::finish`] before its
@@ -141,8 +142,8 @@ impl MoveList {
         // still gets cleared whole (LLVM merges the stores into one 1,296-byte memset).
         let mut l = MaybeUninit::<MoveList>::uninit();
         let ptr = l.as_mut_ptr();
-        // SAFETY: `n`, `has_child_moves` and `has_flips` are written; every other field is an array of
-        // `MaybeUninit`, which needs no initialisation.
+        // SAFETY: `n`, `has_child_moves` and `has_flips` are written; every other field is an array
+        // of `MaybeUninit`, which needs no initialisation.
         unsafe {
             std::ptr::addr_of_mut!((*ptr).n).write(0);
             std::ptr::addr_of_mut!((*ptr).has_child_moves).write(0);

@@ -91,10 +91,12 @@ pub struct Searcher {
     pub(super) cut: Option<Arc<Cut>>,
     /// The thread pool a parallel solve runs on (`None`: one thread, deterministic).
     pub(super) pool: Option<Arc<rayon::ThreadPool>>,
-    /// True while running inside `pool`: NWS nodes at ≥ [`SPLIT_EMPTIES`](super::endgame::SPLIT_EMPTIES) may split.
+    /// True while running inside `pool`: NWS nodes at ≥
+    /// [`SPLIT_EMPTIES`](super::endgame::SPLIT_EMPTIES) may split.
     pub(super) split: bool,
-    /// True in the midgame iterations of a search with a pool: [`Searcher::mid_pvs_node`] nodes
-    /// of ≥ [`MID_SPLIT_DEPTH`](super::endgame::MID_SPLIT_DEPTH) plies split their moves after the first (YBWC).
+    /// True in the midgame iterations of a search with a pool: [`Searcher::mid_pvs_node`] nodes of
+    /// ≥ [`MID_SPLIT_DEPTH`](super::endgame::MID_SPLIT_DEPTH) plies split their moves after the
+    /// first (YBWC).
     pub(super) mid_split: bool,
     /// A live node total shared with a progress display (updated at each stop check).
     pub(super) progress: Option<Arc<AtomicU64>>,
@@ -108,7 +110,8 @@ pub struct Searcher {
     pub(super) mpc_root_empties: (u32, u32),
     /// The midgame ProbCut of [`Searcher::mid_pvs_node`]: the calibration and its confidence `t`
     /// (standard deviations); `None` = off (off in solves; their ordering searches
-    /// ([`Searcher::search_order`]) turn it on at [`ORDER_MPC_T`](super::endgame::ORDER_MPC_T) for their own duration).
+    /// ([`Searcher::search_order`]) turn it on at [`ORDER_MPC_T`](super::endgame::ORDER_MPC_T) for
+    /// their own duration).
     pub(super) mid_mpc: Option<(&'static probcut::MpcTable, f64)>,
     /// True during [`Searcher::mid_root`], whose PV is read from the TT afterwards: depth-1
     /// PV nodes ([`Searcher::mid_pvs_d1`] with a window wider than null) store their result.
@@ -195,22 +198,23 @@ impl Searcher {
         }
     }
 
-    /// Lets [`Searcher::solve`] run on `pool` with the young brothers wait concept (YBWC):
-    /// at NWS nodes with ≥ [`SPLIT_EMPTIES`](super::endgame::SPLIT_EMPTIES) empties, once the first move failed to cut off,
-    /// the other moves are searched in parallel (rayon work stealing) by helper searchers
-    /// sharing the TT; a fail-high of one stops the others. `None` (or a one-thread pool)
+    /// Lets [`Searcher::solve`] run on `pool` with the young brothers wait concept (YBWC): at NWS
+    /// nodes with ≥ [`SPLIT_EMPTIES`](super::endgame::SPLIT_EMPTIES) empties, once the first move
+    /// failed to cut off, the other moves are searched in parallel (rayon work stealing) by helper
+    /// searchers sharing the TT; a fail-high of one stops the others. `None` (or a one-thread pool)
     /// keeps the solve sequential and its node count deterministic.
     pub fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>) {
         self.pool = pool.filter(|p| p.current_num_threads() > 1);
     }
 
-    /// Lets the midgame search (`Searcher::mid_pvs_node`, and so [`Searcher::iterate`]) run on
-    /// the pool of [`Searcher::set_pool`] with YBWC: at nodes of ≥ [`MID_SPLIT_DEPTH`](super::endgame::MID_SPLIT_DEPTH) plies,
-    /// once the first move has been searched without a cutoff, the other moves get a null
-    /// window around alpha in parallel (helper searchers sharing the TT; a fail-high at a
-    /// null-window node stops the others), and the fail-highs of a PV node are re-searched
-    /// with the full window in order afterwards. Off (or without a pool) the search is
-    /// sequential and deterministic. The solver's ordering searches never split.
+    /// Lets the midgame search (`Searcher::mid_pvs_node`, and so [`Searcher::iterate`]) run on the
+    /// pool of [`Searcher::set_pool`] with YBWC: at nodes of ≥
+    /// [`MID_SPLIT_DEPTH`](super::endgame::MID_SPLIT_DEPTH) plies, once the first move has been
+    /// searched without a cutoff, the other moves get a null window around alpha in parallel
+    /// (helper searchers sharing the TT; a fail-high at a null-window node stops the others), and
+    /// the fail-highs of a PV node are re-searched with the full window in order afterwards. Off
+    /// (or without a pool) the search is sequential and deterministic. The solver's ordering
+    /// searches never split.
     pub fn set_mid_split(&mut self, on: bool) {
         self.mid_split = on && self.pool.is_some();
     }
@@ -225,10 +229,10 @@ impl Searcher {
         self.mpc_root_empties = (min, max);
     }
 
-    /// Turns the multi-ProbCut of the midgame search (`Searcher::mid_pvs_node`) on with confidence `t`
-    /// (standard deviations, > 0) and the active evaluation's calibration
-    /// ([`crate::eval::mpc_table`]), or off with `None` (or without a calibration). The
-    /// midgame iterations set it; a solve must run with it off.
+    /// Turns the multi-ProbCut of the midgame search (`Searcher::mid_pvs_node`) on with confidence
+    /// `t` (standard deviations, > 0) and the active evaluation's calibration
+    /// ([`crate::eval::mpc_table`]), or off with `None` (or without a calibration). The midgame
+    /// iterations set it; a solve must run with it off.
     pub fn set_mid_mpc(&mut self, t: Option<f64>) {
         self.mid_mpc = match t {
             Some(t) if t > 0.0 => crate::eval::mpc_table().map(|table| (table, t)),
