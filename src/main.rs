@@ -640,6 +640,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             seed: args.seed,
             out: args.out,
             threads: args.threads.map(|t| t as usize),
+            selfplay: args.selfplay,
+            test_every: args.test_every,
         })?,
         Command::Ensemble(args) => cli::ensemble::run_ensemble(&cli::ensemble::EnsembleSettings {
             base: args.base,
@@ -694,6 +696,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 wthor_dir,
                 test_positions,
                 selfplay: args.selfplay,
+                selfplay_test_every: args.selfplay_test_every,
+                selfplay_every: args.selfplay_every,
                 search_depth: args.search_depth,
                 search_every: args.search_every,
                 parity_anchor: args.parity_anchor,

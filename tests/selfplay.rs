@@ -286,7 +286,74 @@ fn refit_changes_only_the_chosen_phases_and_keeps_nets_and_probcut() {
         "",
     );
     assert_eq!(code, 0, "{err}");
-    assert!(report.contains("self-play: 6 games"), "{report}");
+    assert!(report.contains("self-play: 6 of 6 games"), "{report}");
+    // Test games (index 2 mod 3: games 2 and 5) are never fitted, and --selfplay-every 2
+    // keeps the even indices of the rest: games 0 and 4.
+    let subset_out = temp("refit-subset.bin");
+    let (code, subset, err) = flank(
+        &[
+            "refit",
+            "--no-wthor",
+            "--selfplay",
+            games.to_str().unwrap(),
+            "--phases",
+            "24",
+            "--iterations",
+            "1",
+            "--selfplay-test-every",
+            "3",
+            "--selfplay-every",
+            "2",
+            "--out",
+            subset_out.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(subset.contains("self-play: 2 of 6 games"), "{subset}");
+    // `flank evalset --selfplay` writes exactly those test games' positions, each with the
+    // move played and its game's exact result; --test-every needs --selfplay.
+    let (code, set, err) = flank(
+        &[
+            "evalset",
+            "--selfplay",
+            games.to_str().unwrap(),
+            "--test-every",
+            "3",
+            "--empties",
+            "1-59",
+            "--count",
+            "100000",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let (_, all) = read_records(&games).unwrap();
+    let mut expected: Vec<String> = all
+        .iter()
+        .filter(|r| r.index % 3 == 2)
+        .flat_map(|r| r.positions())
+        .map(|p| {
+            let side = if p.position.side == flank::othello::square::Color::Black {
+                'X'
+            } else {
+                'O'
+            };
+            format!(
+                "{} {side}; {}:{:+};",
+                p.position.cells(),
+                p.played.to_string().to_uppercase(),
+                p.exact
+            )
+        })
+        .collect();
+    let mut got: Vec<String> = set.lines().map(str::to_string).collect();
+    expected.sort();
+    got.sort();
+    assert!(!got.is_empty());
+    assert_eq!(got, expected);
+    let (code, _, err) = flank(&["evalset", "--test-every", "3"], "");
+    assert_eq!((code, err.lines().count()), (2, 1), "{err}");
     let base = flank::eval::weights::decode_all(flank::eval::weights::EMBEDDED).unwrap();
     let new = flank::eval::weights::decode_all(&std::fs::read(&out).unwrap()).unwrap();
     let n = flank::eval::features::LAYOUT.compact_len;
@@ -321,7 +388,7 @@ fn refit_changes_only_the_chosen_phases_and_keeps_nets_and_probcut() {
         en < eb,
         "refitted {en} against base {eb} over {count} positions"
     );
-    for p in [games, out] {
+    for p in [games, out, subset_out] {
         let _ = std::fs::remove_file(p);
     }
 }

@@ -92,6 +92,15 @@ pub struct EvalsetArgs {
     /// Solving threads (default: all cores).
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
     pub threads: Option<u64>,
+    /// Self-play record files (`flank selfplay`, `.gz` too; several after one --selfplay, or repeat it): the set is
+    /// then the positions of their test games (see --test-every) labelled by each game's
+    /// exact result, with the move played, instead of WTHOR's; no search runs.
+    #[arg(long = "selfplay", value_name = "FILE", num_args = 1.., conflicts_with_all = ["depth", "seed"])]
+    pub selfplay: Vec<PathBuf>,
+    /// With --selfplay: the test games are one in N by index (index % N = N - 1), the games
+    /// `flank refit --selfplay-test-every N` never fits.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 20, value_parser = whole::<u64>(1..=1_000_000), requires = "selfplay")]
+    pub test_every: u64,
     /// `--eval`.
     #[command(flatten)]
     pub eval: EvalArg,
@@ -211,9 +220,17 @@ pub struct RefitArgs {
     /// nets depend on the linear weights: use `flank train`).
     #[arg(long, allow_negative_numbers = true, default_value = "12-29", value_parser = parse_phases)]
     pub phases: NumberList,
-    /// Self-play record files (`flank selfplay`); repeat for several.
-    #[arg(long = "selfplay", value_name = "FILE")]
+    /// Self-play record files (`flank selfplay`, `.gz` too; several after one --selfplay, or repeat it).
+    #[arg(long = "selfplay", value_name = "FILE", num_args = 1..)]
     pub selfplay: Vec<PathBuf>,
+    /// Self-play test games, never fitted: one game in this many by index (those with index %
+    /// N = N - 1; 0 = none). `flank evalset --selfplay` writes the same games' positions.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 20, value_parser = whole::<u64>(0..=1_000_000))]
+    pub selfplay_test_every: u64,
+    /// Use only the other self-play games whose index is a multiple of K (1 = all): the
+    /// smaller corpora of a data curve (2: half, 4: a quarter).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = whole::<u64>(1..=1_000_000))]
+    pub selfplay_every: u64,
     /// Leave out the WTHOR positions (self-play only).
     #[arg(long)]
     pub no_wthor: bool,

@@ -16,6 +16,10 @@
 //! through a position of `hard-20.obf` are left out as in training. A game can repeat another
 //! one's opening and reach the same position: about 0.35 % of the positions at 14 empties also
 //! occur in training games (measured by a newcomer's independent replay).
+//!
+//! A second kind of set ([`selfplay_set`], `flank evalset --selfplay FILE`) takes the
+//! positions of the self-play test games (one in 20 by index, which `flank refit` never fits)
+//! and labels each with its game's exact result: a label no evaluation's own search made.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -26,7 +30,8 @@ use rayon::prelude::*;
 use crate::engine::{SearchLimits, SolveMode};
 use crate::othello::Position;
 use crate::othello::board::Board;
-use crate::othello::square::Move;
+use crate::othello::square::{Color, Move};
+use crate::train::selfplay_records::{is_test_game, read_records};
 use crate::train::{
     bar, is_held_out, load_test_positions, read_wthor_games, replay_wthor, splitmix, worker_engine,
 };
@@ -124,28 +129,13 @@ pub fn build(opts: &EvalSetOptions) -> Result<(Vec<String>, EvalSetStats)> {
     if stats.candidates == 0 {
         bail!("no held-out WTHOR game reaches a position with {lo}-{hi} empties and a legal move");
     }
-    let counts = by_empties.len();
-    let mut chosen: Vec<Position> = Vec::new();
-    for (k, candidates) in by_empties.iter().enumerate() {
-        // This count's share of `count`, the remainder going to the first counts.
-        let want = opts.count / counts + usize::from(k < opts.count % counts);
-        if candidates.len() > want {
-            chosen.extend((0..want).map(|i| candidates[i * candidates.len() / want]));
-        } else {
-            chosen.extend(candidates.iter().copied());
-        }
-    }
+    let chosen = spread(&by_empties, opts.count);
     let pb = bar(chosen.len() as u64, "labelling");
     let lines = chosen
         .par_iter()
         .map_init(worker_engine, |engine, p| {
             pb.inc(1);
-            let side = if p.side == crate::othello::square::Color::Black {
-                'X'
-            } else {
-                'O'
-            };
-            let mut line = format!("{} {side};", p.cells());
+            let mut line = obf_position(p);
             if let Some(depth) = opts.label_depth {
                 engine.new_game();
                 let limits = SearchLimits {
@@ -190,4 +180,151 @@ pub fn build(opts: &EvalSetOptions) -> Result<(Vec<String>, EvalSetStats)> {
         .collect();
     pb.finish_and_clear();
     Ok((lines, stats))
+}
+
+/// `count` items of `by_group` (one list per empties count), shared evenly among the groups
+/// (the remainder to the first ones) and evenly spaced within each; a group with fewer gives
+/// all it has.
+fn spread<T: Copy>(by_group: &[Vec<T>], count: usize) -> Vec<T> {
+    let groups = by_group.len().max(1);
+    let mut chosen = Vec::new();
+    for (k, candidates) in by_group.iter().enumerate() {
+        let want = count / groups + usize::from(k < count % groups);
+        if candidates.len() > want {
+            chosen.extend((0..want).map(|i| candidates[i * candidates.len() / want]));
+        } else {
+            chosen.extend(candidates.iter().copied());
+        }
+    }
+    chosen
+}
+
+/// A position's OBF board and side to move, with the `;` that ends them (`X` black, `O`
+/// white).
+fn obf_position(p: &Position) -> String {
+    let side = if p.side == Color::Black { 'X' } else { 'O' };
+    format!("{} {side};", p.cells())
+}
+
+/// What [`selfplay_set`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SelfplaySetStats {
+    /// Self-play games read.
+    pub games: usize,
+    /// Test games among them.
+    pub test_games: usize,
+    /// Their positions with the wanted empties.
+    pub candidates: usize,
+}
+
+/// Builds a self-play test set: the positions after the opening, with `empties` (inclusive),
+/// of the test games of the self-play record `files` (one game in `test_every` by index,
+/// [`is_test_game`]: the games `flank refit` never fits), each as an OBF line with the move
+/// played and the game's exact result from the side to move's view (`… X; D3:+4;`). The
+/// label is the outcome of the game flank went on to play (its search's moves, then perfect
+/// play from the solve), not the value of any evaluation, so it measures evaluations trained
+/// on self-play and those that were not alike; it is noisy (every later move's mistakes are
+/// in it), so sets are large. At most `count` positions, shared evenly among the empties
+/// counts and evenly spaced over each count's candidates; a position two games share
+/// appears once per game.
+///
+/// Errors: a file that cannot be read or parsed, empties outside 1–59, `test_every` 0, or
+/// no test game with a position in range.
+pub fn selfplay_set(
+    files: &[PathBuf],
+    test_every: u64,
+    empties: (u32, u32),
+    count: usize,
+) -> Result<(Vec<String>, SelfplaySetStats)> {
+    let (lo, hi) = empties;
+    if lo < 1 || hi > 59 || lo > hi {
+        bail!("--empties must be 1-59, not {lo}-{hi}");
+    }
+    if test_every == 0 {
+        bail!("no test games: --test-every must be at least 1");
+    }
+    let mut stats = SelfplaySetStats::default();
+    let mut by_empties: Vec<Vec<(Position, Move, i32)>> = vec![Vec::new(); (hi - lo + 1) as usize];
+    for path in files {
+        let (_, records) = read_records(path)?;
+        stats.games += records.len();
+        for r in records.iter().filter(|r| is_test_game(r.index, test_every)) {
+            stats.test_games += 1;
+            for p in r.positions() {
+                let e = p.position.board.empties();
+                if (lo..=hi).contains(&e) {
+                    by_empties[(e - lo) as usize].push((p.position, p.played, p.exact));
+                }
+            }
+        }
+    }
+    stats.candidates = by_empties.iter().map(Vec::len).sum();
+    if stats.candidates == 0 {
+        bail!("no self-play test game has a position with {lo}-{hi} empties");
+    }
+    let lines = spread(&by_empties, count)
+        .iter()
+        .map(|(p, m, score)| {
+            format!(
+                "{} {}:{score:+};",
+                obf_position(p),
+                m.to_string().to_uppercase()
+            )
+        })
+        .collect();
+    Ok((lines, stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes `lines` to a fresh file in the temporary directory and returns its path.
+    fn records_file(name: &str, lines: &[&str]) -> PathBuf {
+        let path = std::env::temp_dir().join(format!("flank-{name}-{}.txt", std::process::id()));
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        path
+    }
+
+    #[test]
+    fn a_selfplay_set_holds_the_test_games_positions_with_their_results() {
+        // Games 18, 19 and 39 from the start (no opening plies): f5 d6 c3, black wins by 6.
+        // With one test game in 20, only 19 and 39 are test games.
+        let path = records_file(
+            "selfplay-set",
+            &[
+                "# flank selfplay v1 seed=1",
+                "18\t0\tf5d6c3\t+6\t+1,-1,+2",
+                "19\t0\tf5d6c3\t+6\t+1,-1,+2",
+                "39\t0\tf5d6\t-4\t+0,+0",
+            ],
+        );
+        let (lines, stats) = selfplay_set(std::slice::from_ref(&path), 20, (58, 59), 100).unwrap();
+        let expected_stats = SelfplaySetStats {
+            games: 3,
+            test_games: 2,
+            candidates: 3,
+        };
+        assert_eq!(stats, expected_stats);
+        let after_f5 = "---------------------------OX------XXX--------------------------";
+        let after_d6 = "---------------------------OX------OXX-----O--------------------";
+        // Grouped by empties (58, then 59), in file order within each; the start position
+        // (60 empties) is out of range.
+        assert_eq!(
+            lines,
+            vec![
+                format!("{after_d6} X; C3:+6;"),
+                format!("{after_f5} O; D6:-6;"),
+                format!("{after_f5} O; D6:+4;"),
+            ]
+        );
+        // `count` spreads over the empties counts: one position each.
+        let (few, _) = selfplay_set(std::slice::from_ref(&path), 20, (58, 59), 2).unwrap();
+        assert_eq!(few, vec![lines[0].clone(), lines[1].clone()]);
+        // No test game in range, no test games at all, bad empties: errors.
+        assert!(selfplay_set(std::slice::from_ref(&path), 20, (30, 40), 100).is_err());
+        assert!(selfplay_set(std::slice::from_ref(&path), 0, (58, 59), 100).is_err());
+        assert!(selfplay_set(std::slice::from_ref(&path), 20, (0, 60), 100).is_err());
+        std::fs::remove_file(path).unwrap();
+    }
 }

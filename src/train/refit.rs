@@ -26,7 +26,9 @@
 //!   iterative-deepening search, so that the two parities' opposite biases cancel, and
 //!   weighted [`RefitOptions::children_weight`] times a game position;
 //! - a self-play position ([`crate::train::selfplay_records`]): `mix × its search value +
-//!   (1 − mix) × the game's exact score`.
+//!   (1 − mix) × the game's exact score`. The self-play test games
+//!   ([`RefitOptions::selfplay_test_every`]) are never fitted, and
+//!   [`RefitOptions::selfplay_every`] keeps a regular subset of the others.
 //!
 //! Each phase is fitted as in [`crate::train::fit()`] (its own empties plus one either side,
 //! conjugate gradients on the ridge normal equations), but regularised towards the base
@@ -45,7 +47,7 @@ use rayon::prelude::*;
 
 use super::fit::{fit_one_phase, quantise};
 use super::progress::bar;
-use super::selfplay_records::read_records;
+use super::selfplay_records::{is_test_game, read_records};
 use super::wthor_labels::interpolate;
 use super::{
     is_held_out, load_test_positions, read_wthor_games, replay_wthor, splitmix, worker_engine,
@@ -70,6 +72,12 @@ pub struct RefitOptions {
     pub test_positions: Option<PathBuf>,
     /// Self-play record files.
     pub selfplay: Vec<PathBuf>,
+    /// Self-play games held out as test games, never fitted: one in this many by index
+    /// ([`is_test_game`]; 0: none). `flank evalset --selfplay` writes the same games' positions.
+    pub selfplay_test_every: u64,
+    /// Of the other self-play games, only those whose index is a multiple of this are used
+    /// (1: all): the smaller corpora of a data curve.
+    pub selfplay_every: u64,
     /// Depth of the searches that label a share of the WTHOR positions (0: none).
     pub search_depth: u32,
     /// One WTHOR position in this many gets a search label.
@@ -363,7 +371,14 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
     for path in &opts.selfplay {
         let (_, records) = read_records(path)?;
         let before = samples.len();
-        for r in &records {
+        let used: Vec<_> = records
+            .iter()
+            .filter(|r| {
+                !is_test_game(r.index, opts.selfplay_test_every)
+                    && r.index % opts.selfplay_every.max(1) == 0
+            })
+            .collect();
+        for r in &used {
             for p in r.positions() {
                 let e = p.position.board.empties();
                 if e >= empties.0 && e <= empties.1 {
@@ -375,7 +390,8 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
         }
         writeln!(
             out,
-            "self-play: {} games, {} positions from {}",
+            "self-play: {} of {} games (test games and --selfplay-every left out), {} positions from {}",
+            used.len(),
             records.len(),
             samples.len() - before,
             path.display()

@@ -126,6 +126,8 @@ pub struct GameRecord {
 pub struct LabelledPosition {
     /// The position before the move.
     pub position: Position,
+    /// The move played there.
+    pub played: Move,
     /// The search value, side to move's view.
     pub value: Score,
     /// The game's exact value, side to move's view.
@@ -216,6 +218,7 @@ impl GameRecord {
             {
                 out.push(LabelledPosition {
                     position: pos,
+                    played: m,
                     value,
                     exact: side_view(pos.side, self.exact),
                 });
@@ -227,6 +230,15 @@ impl GameRecord {
         }
         out
     }
+}
+
+/// Whether game `index` belongs to the test games of a split that holds out one game in
+/// `every`: the last of each run of `every` indices (`index % every == every - 1`), so that
+/// the test games are the same whichever shards a corpus has and however a training run
+/// subsamples the rest (by `index % k == 0`, which never picks a test game when `k` divides
+/// `every`). `every` 0: no test games.
+pub fn is_test_game(index: u64, every: u64) -> bool {
+    every > 0 && index % every == every - 1
 }
 
 /// `black_score` from `side`'s view.
@@ -574,6 +586,14 @@ mod tests {
         }
         // Deterministic: the same index gives the same game.
         assert_eq!(play_game(&mut engine, &s, None, 5), g);
+    }
+
+    #[test]
+    fn test_games_are_the_last_of_each_run_of_every() {
+        let test: Vec<u64> = (0..60).filter(|&i| is_test_game(i, 20)).collect();
+        assert_eq!(test, vec![19, 39, 59]);
+        assert!((0..100).all(|i| !is_test_game(i, 0)));
+        assert!((0..100).all(|i| is_test_game(i, 1)));
     }
 
     #[test]
