@@ -57,7 +57,9 @@ enum Command {
     /// the WTHOR games ($FLANK_DATA/games/wthor) that `flank train` holds out for validation,
     /// games through a hard-20 position left out, every move solved exactly, as OBF lines.
     /// Measure an evaluation with `flank solve --depth D [--eval FILE] SET` (its last line
-    /// gives the best-move agreement and the mean score error; see docs/eval.md).
+    /// gives the best-move agreement and the mean score error; see docs/eval.md). With
+    /// `--selfplay FILES`: the positions of the self-play test games instead, each with its
+    /// game's exact result (for `flank eval-error`).
     Evalset(EvalsetArgs),
     /// Print an evaluation's error on a labelled position set (`flank evalset`'s output or any
     /// OBF file with scores) by empties bucket: mean absolute error, RMSE and bias of the
@@ -641,7 +643,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out: args.out,
             threads: args.threads.map(|t| t as usize),
             selfplay: args.selfplay,
-            test_every: args.test_every,
+            test_every: args.selfplay_test_every,
         })?,
         Command::Ensemble(args) => cli::ensemble::run_ensemble(&cli::ensemble::EnsembleSettings {
             base: args.base,

@@ -312,13 +312,14 @@ fn refit_changes_only_the_chosen_phases_and_keeps_nets_and_probcut() {
     assert_eq!(code, 0, "{err}");
     assert!(subset.contains("self-play: 2 of 6 games"), "{subset}");
     // `flank evalset --selfplay` writes exactly those test games' positions, each with the
-    // move played and its game's exact result; --test-every needs --selfplay.
+    // move played and its game's exact result; --selfplay-test-every needs --selfplay, and a
+    // file given twice (each game twice) is refused, by evalset and refit alike.
     let (code, set, err) = flank(
         &[
             "evalset",
             "--selfplay",
             games.to_str().unwrap(),
-            "--test-every",
+            "--selfplay-test-every",
             "3",
             "--empties",
             "1-59",
@@ -334,14 +335,10 @@ fn refit_changes_only_the_chosen_phases_and_keeps_nets_and_probcut() {
         .filter(|r| r.index % 3 == 2)
         .flat_map(|r| r.positions())
         .map(|p| {
-            let side = if p.position.side == flank::othello::square::Color::Black {
-                'X'
-            } else {
-                'O'
-            };
             format!(
-                "{} {side}; {}:{:+};",
+                "{} {}; {}:{:+};",
                 p.position.cells(),
+                p.position.side.letter(),
                 p.played.to_string().to_uppercase(),
                 p.exact
             )
@@ -352,8 +349,24 @@ fn refit_changes_only_the_chosen_phases_and_keeps_nets_and_probcut() {
     got.sort();
     assert!(!got.is_empty());
     assert_eq!(got, expected);
-    let (code, _, err) = flank(&["evalset", "--test-every", "3"], "");
-    assert_eq!((code, err.lines().count()), (2, 1), "{err}");
+    let g = games.to_str().unwrap();
+    for args in [
+        &["evalset", "--selfplay-test-every", "3"][..],
+        &["evalset", "--selfplay", g, g],
+        &[
+            "refit",
+            "--no-wthor",
+            "--selfplay",
+            g,
+            g,
+            "--out",
+            "/dev/null",
+        ],
+        &["refit", "--selfplay-every", "2", "--out", "/dev/null"],
+    ] {
+        let (code, _, err) = flank(args, "");
+        assert_eq!((code, err.lines().count()), (2, 1), "{args:?}: {err}");
+    }
     let base = flank::eval::weights::decode_all(flank::eval::weights::EMBEDDED).unwrap();
     let new = flank::eval::weights::decode_all(&std::fs::read(&out).unwrap()).unwrap();
     let n = flank::eval::features::LAYOUT.compact_len;

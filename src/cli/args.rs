@@ -66,14 +66,15 @@ where
 #[derive(Args, Debug)]
 pub struct EvalsetArgs {
     /// Empties of the positions: one count (1-24 when solved exactly) or a range such as
-    /// 30-50 (one position per game, at a count drawn from it; labelled by `--depth`). Solving all moves takes
+    /// 30-50 (one position per game, at a count drawn from it; labelled by `--depth`; with
+    /// --selfplay every position of a test game in the range). Solving all moves takes
     /// about 0.01 s per position at 14 empties, 0.3 s at 20, 3 s at 22, 17 s at 24 (wall, 2
     /// cores).
     #[arg(long, allow_negative_numbers = true, default_value = "14", value_parser = parse_empties_range)]
     pub empties: (u32, u32),
     /// Label each position by a midgame search of this depth (its best move and value, the
     /// active evaluation, default ProbCut) instead of solving every move exactly: the
-    /// midgame set. Required above 24 empties.
+    /// midgame set. Required above 24 empties (not with --selfplay).
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>(1..=30))]
     pub depth: Option<u32>,
     /// Positions wanted, shared evenly among the empties counts and evenly spaced over each
@@ -93,14 +94,14 @@ pub struct EvalsetArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>(1..=256))]
     pub threads: Option<u64>,
     /// Self-play record files (`flank selfplay`, `.gz` too; several after one --selfplay, or repeat it): the set is
-    /// then the positions of their test games (see --test-every) labelled by each game's
+    /// then the positions of their test games (see --selfplay-test-every) labelled by each game's
     /// exact result, with the move played, instead of WTHOR's; no search runs.
-    #[arg(long = "selfplay", value_name = "FILE", num_args = 1.., conflicts_with_all = ["depth", "seed"])]
+    #[arg(long = "selfplay", value_name = "FILE", num_args = 1.., conflicts_with_all = ["depth", "seed", "threads", "eval"])]
     pub selfplay: Vec<PathBuf>,
     /// With --selfplay: the test games are one in N by index (index % N = N - 1), the games
     /// `flank refit --selfplay-test-every N` never fits.
     #[arg(long, allow_negative_numbers = true, default_value_t = 20, value_parser = whole::<u64>(1..=1_000_000), requires = "selfplay")]
-    pub test_every: u64,
+    pub selfplay_test_every: u64,
     /// `--eval`.
     #[command(flatten)]
     pub eval: EvalArg,
@@ -223,13 +224,15 @@ pub struct RefitArgs {
     /// Self-play record files (`flank selfplay`, `.gz` too; several after one --selfplay, or repeat it).
     #[arg(long = "selfplay", value_name = "FILE", num_args = 1..)]
     pub selfplay: Vec<PathBuf>,
-    /// Self-play test games, never fitted: one game in this many by index (those with index %
-    /// N = N - 1; 0 = none). `flank evalset --selfplay` writes the same games' positions.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 20, value_parser = whole::<u64>(0..=1_000_000))]
+    /// With --selfplay: the self-play test games, never fitted, are one game in this many by
+    /// index (those with index % N = N - 1; 0 = none). `flank evalset --selfplay` writes the
+    /// same games' positions.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 20, value_parser = whole::<u64>(0..=1_000_000), requires = "selfplay")]
     pub selfplay_test_every: u64,
-    /// Use only the other self-play games whose index is a multiple of K (1 = all): the
-    /// smaller corpora of a data curve (2: half, 4: a quarter).
-    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = whole::<u64>(1..=1_000_000))]
+    /// With --selfplay: of the games that are not test games, use only those whose index is a
+    /// multiple of K (1 = all): the smaller corpora of a data curve (2: about half, 4: about a
+    /// quarter).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = whole::<u64>(1..=1_000_000), requires = "selfplay")]
     pub selfplay_every: u64,
     /// Leave out the WTHOR positions (self-play only).
     #[arg(long)]

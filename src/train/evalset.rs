@@ -30,8 +30,8 @@ use rayon::prelude::*;
 use crate::engine::{SearchLimits, SolveMode};
 use crate::othello::Position;
 use crate::othello::board::Board;
-use crate::othello::square::{Color, Move};
-use crate::train::selfplay_records::{is_test_game, read_records};
+use crate::othello::square::Move;
+use crate::train::selfplay_records::{is_test_game, read_corpus};
 use crate::train::{
     bar, is_held_out, load_test_positions, read_wthor_games, replay_wthor, splitmix, worker_engine,
 };
@@ -202,8 +202,7 @@ fn spread<T: Copy>(by_group: &[Vec<T>], count: usize) -> Vec<T> {
 /// A position's OBF board and side to move, with the `;` that ends them (`X` black, `O`
 /// white).
 fn obf_position(p: &Position) -> String {
-    let side = if p.side == Color::Black { 'X' } else { 'O' };
-    format!("{} {side};", p.cells())
+    format!("{} {};", p.cells(), p.side.letter())
 }
 
 /// What [`selfplay_set`] found.
@@ -228,8 +227,9 @@ pub struct SelfplaySetStats {
 /// counts and evenly spaced over each count's candidates; a position two games share
 /// appears once per game.
 ///
-/// Errors: a file that cannot be read or parsed, empties outside 1–59, `test_every` 0, or
-/// no test game with a position in range.
+/// Errors: a file that cannot be read or parsed, a game in two files
+/// ([`crate::train::selfplay_records::read_corpus`]), empties outside 1–59, `test_every` 0,
+/// or no test game with a position in range.
 pub fn selfplay_set(
     files: &[PathBuf],
     test_every: u64,
@@ -241,12 +241,11 @@ pub fn selfplay_set(
         bail!("--empties must be 1-59, not {lo}-{hi}");
     }
     if test_every == 0 {
-        bail!("no test games: --test-every must be at least 1");
+        bail!("no test games: --selfplay-test-every must be at least 1");
     }
     let mut stats = SelfplaySetStats::default();
     let mut by_empties: Vec<Vec<(Position, Move, i32)>> = vec![Vec::new(); (hi - lo + 1) as usize];
-    for path in files {
-        let (_, records) = read_records(path)?;
+    for (_, records) in read_corpus(files)? {
         stats.games += records.len();
         for r in records.iter().filter(|r| is_test_game(r.index, test_every)) {
             stats.test_games += 1;

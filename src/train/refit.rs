@@ -47,7 +47,7 @@ use rayon::prelude::*;
 
 use super::fit::{fit_one_phase, quantise};
 use super::progress::bar;
-use super::selfplay_records::{is_test_game, read_records};
+use super::selfplay_records::{is_test_game, read_corpus};
 use super::wthor_labels::interpolate;
 use super::{
     is_held_out, load_test_positions, read_wthor_games, replay_wthor, splitmix, worker_engine,
@@ -368,8 +368,7 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
         start.elapsed().as_secs()
     )?;
     let mut next_game = wthor_games;
-    for path in &opts.selfplay {
-        let (_, records) = read_records(path)?;
+    for (path, records) in read_corpus(&opts.selfplay)? {
         let before = samples.len();
         let used: Vec<_> = records
             .iter()

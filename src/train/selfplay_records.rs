@@ -431,6 +431,32 @@ pub fn read_records(path: &Path) -> Result<(String, Vec<GameRecord>)> {
     Ok((header, records))
 }
 
+/// Reads several self-play files as one corpus: each file's path and records, in order.
+///
+/// # Errors
+/// Those of [`read_records`], or a game that two files (or one file twice) hold: the same
+/// header (the same settings, so the same games) and the same index, which would count the
+/// game twice in a fit or a test set.
+pub fn read_corpus(files: &[PathBuf]) -> Result<Vec<(PathBuf, Vec<GameRecord>)>> {
+    let mut seen: HashSet<(String, u64)> = HashSet::new();
+    let mut out = Vec::with_capacity(files.len());
+    for path in files {
+        let (header, records) = read_records(path)?;
+        if let Some(r) = records
+            .iter()
+            .find(|r| !seen.insert((header.clone(), r.index)))
+        {
+            bail!(
+                "{}: game {} is already in the self-play files before it (a file given twice or overlapping shards)",
+                path.display(),
+                r.index
+            );
+        }
+        out.push((path.clone(), records));
+    }
+    Ok(out)
+}
+
 /// What [`run`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SelfplaySummary {
