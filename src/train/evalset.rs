@@ -31,7 +31,7 @@ use crate::engine::{SearchLimits, SolveMode};
 use crate::othello::Position;
 use crate::othello::board::Board;
 use crate::othello::square::Move;
-use crate::train::selfplay_records::{is_test_game, read_corpus};
+use crate::train::selfplay_records::{LabelledPosition, is_test_game, read_corpus};
 use crate::train::{
     bar, is_held_out, load_test_positions, read_wthor_games, replay_wthor, splitmix, worker_engine,
 };
@@ -135,7 +135,7 @@ pub fn build(opts: &EvalSetOptions) -> Result<(Vec<String>, EvalSetStats)> {
         .par_iter()
         .map_init(worker_engine, |engine, p| {
             pb.inc(1);
-            let mut line = obf_position(p);
+            let mut line = format!("{p};");
             if let Some(depth) = opts.label_depth {
                 engine.new_game();
                 let limits = SearchLimits {
@@ -199,12 +199,6 @@ fn spread<T: Copy>(by_group: &[Vec<T>], count: usize) -> Vec<T> {
     chosen
 }
 
-/// A position's OBF board and side to move, with the `;` that ends them (`X` black, `O`
-/// white).
-fn obf_position(p: &Position) -> String {
-    format!("{} {};", p.cells(), p.side.letter())
-}
-
 /// What [`selfplay_set`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SelfplaySetStats {
@@ -244,7 +238,7 @@ pub fn selfplay_set(
         bail!("no test games: --selfplay-test-every must be at least 1");
     }
     let mut stats = SelfplaySetStats::default();
-    let mut by_empties: Vec<Vec<(Position, Move, i32)>> = vec![Vec::new(); (hi - lo + 1) as usize];
+    let mut by_empties: Vec<Vec<LabelledPosition>> = vec![Vec::new(); (hi - lo + 1) as usize];
     for (_, records) in read_corpus(files)? {
         stats.games += records.len();
         for r in records.iter().filter(|r| is_test_game(r.index, test_every)) {
@@ -252,7 +246,7 @@ pub fn selfplay_set(
             for p in r.positions() {
                 let e = p.position.board.empties();
                 if (lo..=hi).contains(&e) {
-                    by_empties[(e - lo) as usize].push((p.position, p.played, p.exact));
+                    by_empties[(e - lo) as usize].push(p);
                 }
             }
         }
@@ -263,12 +257,9 @@ pub fn selfplay_set(
     }
     let lines = spread(&by_empties, count)
         .iter()
-        .map(|(p, m, score)| {
-            format!(
-                "{} {}:{score:+};",
-                obf_position(p),
-                m.to_string().to_uppercase()
-            )
+        .map(|p| {
+            let played = p.played.to_string().to_uppercase();
+            format!("{}; {played}:{:+};", p.position, p.exact)
         })
         .collect();
     Ok((lines, stats))
