@@ -722,7 +722,7 @@ fn midgame_evalset_labels_each_position_with_its_search_value() {
     assert!(
         table
             .lines()
-            .any(|l| l == "all 28-35         8   0.00   0.00  +0.00"),
+            .any(|l| l == "all 30-33         8   0.00   0.00  +0.00"),
         "{table}"
     );
     assert_eq!(per_count, [2; 4], "the count is shared among the empties");

@@ -190,7 +190,7 @@ fn eval_error_reports_the_static_evaluation_against_the_labels() {
     let e1 = flank::eval::classic::evaluate(&after_f5);
     let (d0, d1) = ((e0 - 4) as f64, (e1 + 2) as f64);
     let expected = format!(
-        "all 50-69         2 {:>6.2} {:>6.2} {:>+6.2}",
+        "all 59-60         2 {:>6.2} {:>6.2} {:>+6.2}",
         (d0.abs() + d1.abs()) / 2.0,
         ((d0 * d0 + d1 * d1) / 2.0).sqrt(),
         (d0 + d1) / 2.0

@@ -28,9 +28,9 @@ pub enum Measured {
 /// One bucket's figures, in discs.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BucketError {
-    /// Fewest empties of the bucket.
+    /// Fewest empties of the bucket (its start, or the set's fewest if more).
     pub first: u32,
-    /// Most empties of the bucket.
+    /// Most empties of the bucket (its end, or the set's most if fewer).
     pub last: u32,
     /// Positions with a label in the bucket.
     pub positions: usize,
@@ -115,12 +115,14 @@ pub fn bucket_errors<R: BufRead>(
         rmse: (t.1 / t.3 as f64).sqrt(),
         bias: t.2 / t.3 as f64,
     };
+    // A bucket is named by the empties it can hold, clipped to those the set has: a set that
+    // stops at 52 empties ends with 50-52, not 50-54.
+    let lo = labelled.iter().map(|(b, _)| b.empties()).min().unwrap_or(0);
+    let hi = labelled.iter().map(|(b, _)| b.empties()).max().unwrap_or(0);
     let mut out: Vec<BucketError> = sums
         .iter()
-        .map(|(&k, &t)| row(k, k + width - 1, t))
+        .map(|(&k, &t)| row(k.max(lo), (k + width - 1).min(hi), t))
         .collect();
-    let lo = out.first().map_or(0, |b| b.first);
-    let hi = out.last().map_or(0, |b| b.last);
     out.push(row(lo, hi, all));
     Ok(out)
 }
@@ -185,18 +187,22 @@ mod tests {
                    ---------------------------OX------XXX-------------------------- O; F4:-2;\n";
         let rows = bucket_errors(set.as_bytes(), 5, Measured::Positions, &mut |_| 0).unwrap();
         assert_eq!(rows.len(), 3, "{rows:?}");
+        // The buckets 55-59 and 60-64, clipped to the set's 59-60 empties.
         assert_eq!(
             (rows[0].first, rows[0].last, rows[0].positions),
-            (55, 59, 1)
+            (59, 59, 1)
         );
         assert_eq!(rows[0].mae, 2.0);
         assert_eq!(rows[0].bias, 2.0);
         assert_eq!(
             (rows[1].first, rows[1].last, rows[1].positions),
-            (60, 64, 1)
+            (60, 60, 1)
         );
         assert_eq!(rows[1].bias, -4.0);
-        assert_eq!((rows[2].positions, rows[2].mae), (2, 3.0));
+        assert_eq!(
+            (rows[2].first, rows[2].last, rows[2].positions, rows[2].mae),
+            (59, 60, 2, 3.0)
+        );
         assert!((rows[2].rmse - 10f64.sqrt()).abs() < 1e-12);
     }
 
@@ -214,7 +220,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(seen, vec![59, 59]);
-        assert_eq!((rows[0].first, rows[0].positions), (0, 2));
+        assert_eq!(
+            (rows[0].first, rows[0].last, rows[0].positions),
+            (59, 59, 2)
+        );
         assert_eq!((rows[0].mae, rows[0].bias), (3.0, 2.0));
         // The best move's child alone (error +5), and the other's (error -1).
         let best = bucket_errors(set.as_bytes(), 60, Measured::BestChildren, &mut |_| 1).unwrap();

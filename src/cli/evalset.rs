@@ -93,9 +93,10 @@ pub fn run_evalset(settings: &EvalsetSettings) -> Result<()> {
         )
         .map(|(lines, stats)| {
             let summary = format!(
-                "evalset: {} self-play games, {} test games (one in {} by index); {} positions with {} empties; wrote {} labelled by the games' exact results",
+                "evalset: {} self-play games, {} test game{} (one in {} by index); {} positions with {} empties; wrote {} labelled by the games' exact results",
                 stats.games,
                 stats.test_games,
+                if stats.test_games == 1 { "" } else { "s" },
                 settings.test_every,
                 stats.candidates,
                 empties_name(settings.empties),
