@@ -696,6 +696,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 base: args.base,
                 phases: args.phases.0,
                 wthor_dir,
+                wthor_games: args.wthor_games,
+                wthor_cache: args.wthor_cache,
                 test_positions,
                 selfplay: args.selfplay,
                 selfplay_test_every: args.selfplay_test_every,

@@ -854,3 +854,67 @@ fn the_solver_orders_with_the_solver_weights() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `flank refit --wthor-cache` labels the WTHOR positions once: a second refit reads the
+/// labels back and writes the same weights, and a refit with other labelling settings is
+/// refused with the cache kept.
+#[test]
+fn refit_wthor_cache_gives_the_same_weights_and_refuses_other_settings() {
+    if !wthor_available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("flank-refit-cache-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cache = dir.join("wthor.cache");
+    let refit = |out: &str, children_depth: &str| {
+        let out = dir.join(out);
+        let r = flank(
+            &[
+                "refit",
+                "--eval",
+                "classic",
+                "--wthor-games",
+                "150",
+                "--phases",
+                "27-29",
+                "--children-every",
+                "3",
+                "--children-depth",
+                children_depth,
+                "--iterations",
+                "5",
+                "--wthor-cache",
+                cache.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            "",
+        );
+        (r, std::fs::read(&out).ok())
+    };
+    let ((code, first, err), written) = refit("a.bin", "3");
+    assert_eq!(code, 0, "{err}");
+    assert!(first.contains("wthor: labels written to"), "{first}");
+    let cached = std::fs::read(&cache).unwrap();
+    let ((code, second, err), read) = refit("b.bin", "3");
+    assert_eq!(code, 0, "{err}");
+    assert!(second.contains("wthor: labels read from"), "{second}");
+    // The same positions and searches, and the same weights.
+    let counts = |report: &str| {
+        report
+            .lines()
+            .find(|l| l.starts_with("wthor: ") && l.contains(" positions with "))
+            .map(|l| l.split(" (").next().unwrap().to_owned())
+    };
+    assert!(counts(&first).is_some(), "{first}");
+    assert_eq!(counts(&first), counts(&second));
+    assert!(written.is_some());
+    assert_eq!(written, read, "the cached labels fit the same weights");
+    // Children searched one ply deeper label otherwise: refused, nothing written.
+    let ((code, _, err), other) = refit("c.bin", "4");
+    assert_ne!(code, 0);
+    assert!(err.contains("was labelled with other settings"), "{err}");
+    assert!(other.is_none());
+    assert_eq!(std::fs::read(&cache).unwrap(), cached, "the cache is kept");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -237,6 +237,16 @@ pub struct RefitArgs {
     /// Leave out the WTHOR positions (self-play only).
     #[arg(long)]
     pub no_wthor: bool,
+    /// Use only this many WTHOR games, evenly spaced (default: all).
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>(1..=10_000_000), conflicts_with = "no_wthor")]
+    pub wthor_games: Option<usize>,
+    /// Cache of the labelled WTHOR positions: read from FILE if it exists (it must have been
+    /// written with the same WTHOR labelling settings and evaluation, or the refit stops),
+    /// else labelled and written to FILE; a later refit that changes only the self-play
+    /// files, --mix without --search-depth, --lambda, --iterations, --base or the phases'
+    /// fit (not their window) skips the labelling.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_wthor")]
+    pub wthor_cache: Option<PathBuf>,
     /// Depth of the searches that label a share of the WTHOR positions (0 = none).
     #[arg(long, allow_negative_numbers = true, default_value_t = 0, value_parser = whole::<u32>(0..=20))]
     pub search_depth: u32,

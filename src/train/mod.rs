@@ -53,6 +53,7 @@ mod leaves;
 mod nets;
 mod progress;
 pub mod refit;
+mod refit_cache;
 mod samples_cache;
 mod selfplay;
 pub mod selfplay_records;

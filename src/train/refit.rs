@@ -30,6 +30,10 @@
 //!   ([`RefitOptions::selfplay_test_every`]) are never fitted, and
 //!   [`RefitOptions::selfplay_every`] keeps a regular subset of the others.
 //!
+//! The labelled WTHOR positions can be kept in a cache file ([`RefitOptions::wthor_cache`])
+//! that later refits with the same labelling settings read instead of
+//! labelling again.
+//!
 //! Each phase is fitted as in [`crate::train::fit()`] (its own empties plus one either side,
 //! conjugate gradients on the ridge normal equations), but regularised towards the base
 //! file's own weights of that phase rather than a neighbour's: a refit moves the weights only
@@ -47,7 +51,9 @@ use rayon::prelude::*;
 
 use super::fit::{fit_one_phase, quantise};
 use super::progress::bar;
+use super::refit_cache::{self, Labelled, WthorLabels};
 use super::selfplay_records::{is_test_game, read_corpus};
+use super::wthor_games::evenly_spaced;
 use super::wthor_labels::interpolate;
 use super::{
     is_held_out, load_test_positions, read_wthor_games, replay_wthor, splitmix, worker_engine,
@@ -68,6 +74,13 @@ pub struct RefitOptions {
     pub phases: Vec<usize>,
     /// The WTHOR directory; `None`: no WTHOR positions.
     pub wthor_dir: Option<PathBuf>,
+    /// Use only this many WTHOR games, evenly spaced (`None`: all), as `flank train
+    /// --wthor-games`.
+    pub wthor_games: Option<usize>,
+    /// The WTHOR label cache (the private `refit_cache` module: labelled positions under a key
+    /// of the settings they depend on): read if the file exists (its labelling settings must
+    /// be this refit's), else written after the labelling.
+    pub wthor_cache: Option<PathBuf>,
     /// WTHOR games through any of these positions are left out (the hard-20 test set).
     pub test_positions: Option<PathBuf>,
     /// Self-play record files.
@@ -109,9 +122,6 @@ pub struct RefitOptions {
     /// ([`weights::base_solver`]), so that the solver orders its moves as before.
     pub refit_solver: bool,
 }
-
-/// One labelled position: (board, label in discs, game number).
-type Labelled = (Board, f64, u32);
 
 /// `black` from `side`'s view.
 fn side_view(side: Color, black: f64) -> f64 {
@@ -205,16 +215,48 @@ fn parity_mean_value(engine: &mut crate::engine::Engine, board: &Board, depth: u
     }
 }
 
+/// The settings that decide the WTHOR labels of a refit whose window is `empties`, with the
+/// active evaluation's fingerprint: the key of its [`refit_cache`] file.
+fn cache_key(opts: &RefitOptions, empties: (u32, u32)) -> String {
+    let search = if opts.search_depth > 0 {
+        format!(
+            "depth {} every {} mix {}",
+            opts.search_depth, opts.search_every, opts.mix
+        )
+    } else {
+        "none".to_owned()
+    };
+    format!(
+        "flank refit WTHOR labels v1; wthor {}; games {}; test positions {}; empties {}-{}; parity anchor {}; children every {} depth {} weight {}; search {search}; evaluation {:016x}",
+        opts.wthor_dir
+            .as_ref()
+            .map_or_else(|| "none".to_owned(), |d| d.display().to_string()),
+        opts.wthor_games
+            .map_or_else(|| "all".to_owned(), |n| n.to_string()),
+        opts.test_positions
+            .as_ref()
+            .map_or_else(|| "none".to_owned(), |p| p.display().to_string()),
+        empties.0,
+        empties.1,
+        opts.parity_anchor,
+        opts.children_every,
+        opts.children_depth,
+        opts.children_weight.max(1),
+        refit_cache::fingerprint(&crate::eval::evaluate),
+    )
+}
+
 /// Labels the WTHOR positions within `empties` (see the module header).
-fn wthor_positions(opts: &RefitOptions, empties: (u32, u32)) -> Result<(Vec<Labelled>, u32, u64)> {
+fn wthor_positions(opts: &RefitOptions, empties: (u32, u32)) -> Result<WthorLabels> {
     let Some(dir) = &opts.wthor_dir else {
-        return Ok((Vec::new(), 0, 0));
+        return Ok(WthorLabels::default());
     };
     let test = match &opts.test_positions {
         Some(p) => load_test_positions(p)?,
         None => HashSet::new(),
     };
     let (_, games) = read_wthor_games(dir)?;
+    let games = evenly_spaced(games, opts.wthor_games);
     let pb = bar(games.len() as u64, "labelling");
     let labelled: Vec<(Vec<Labelled>, u64)> = games
         .par_iter()
@@ -311,7 +353,11 @@ fn wthor_positions(opts: &RefitOptions, empties: (u32, u32)) -> Result<(Vec<Labe
     pb.finish_and_clear();
     let searched = labelled.iter().map(|(_, s)| s).sum();
     let positions = labelled.into_iter().flat_map(|(l, _)| l).collect();
-    Ok((positions, games.len() as u32, searched))
+    Ok(WthorLabels {
+        positions,
+        games: games.len() as u32,
+        searched,
+    })
 }
 
 /// What a refit reports per phase, in discs (validation positions: held-out games).
@@ -355,18 +401,54 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
         .map_err(|e| anyhow::anyhow!("--base {}: {e}", opts.base))?;
     let base_eval = PatternEval::from_compact(&w).context("base weights of the wrong size")?;
     let empties = window(&opts.phases);
-    let (mut samples, wthor_games, searched) = wthor_positions(opts, empties)?;
-    writeln!(
-        out,
-        "wthor: {} positions with {}-{} empties, {searched} of them labelled with a depth-{} search (mix {}) or children at depth {} ({} s so far)",
-        samples.len(),
-        empties.0,
-        empties.1,
-        opts.search_depth,
-        opts.mix,
-        opts.children_depth,
-        start.elapsed().as_secs()
-    )?;
+    let cached = match &opts.wthor_cache {
+        Some(path) if opts.wthor_dir.is_some() && path.exists() => {
+            let labels = refit_cache::read(path, &cache_key(opts, empties))?;
+            writeln!(
+                out,
+                "wthor: labels read from {} ({} s so far)",
+                path.display(),
+                start.elapsed().as_secs()
+            )?;
+            Some(labels)
+        }
+        _ => None,
+    };
+    let labels = match cached {
+        Some(labels) => labels,
+        None => {
+            let labels = wthor_positions(opts, empties)?;
+            if let Some(path) = opts
+                .wthor_cache
+                .as_ref()
+                .filter(|_| opts.wthor_dir.is_some())
+            {
+                refit_cache::write(path, &cache_key(opts, empties), &labels)?;
+                writeln!(out, "wthor: labels written to {}", path.display())?;
+            }
+            labels
+        }
+    };
+    let WthorLabels {
+        positions: mut samples,
+        games: wthor_games,
+        searched,
+    } = labels;
+    if opts.wthor_dir.is_some() {
+        writeln!(
+            out,
+            "wthor: {} positions with {}-{} empties, {searched} of them labelled with a depth-{} search (mix {}) or children at depth {} ({} s so far)",
+            samples.len(),
+            empties.0,
+            empties.1,
+            opts.search_depth,
+            opts.mix,
+            opts.children_depth,
+            start.elapsed().as_secs()
+        )?;
+    } else {
+        writeln!(out, "wthor: none (--no-wthor)")?;
+    }
     let mut next_game = wthor_games;
     for (path, records) in read_corpus(&opts.selfplay)? {
         let before = samples.len();
@@ -430,7 +512,8 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
             phase: ph,
             train: train.len(),
             valid: 0,
-            train_rmse: rmse,
+            // abs: a phase with no positions reports 0.00, not -0.00.
+            train_rmse: rmse.abs(),
             base_mae: 0.0,
             new_mae: 0.0,
         });

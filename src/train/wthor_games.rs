@@ -94,3 +94,17 @@ pub fn read_wthor_games(dir: &Path) -> Result<(usize, Vec<wthor::game_archive::G
     pb.finish_and_clear();
     Ok((files.len(), games))
 }
+
+/// Keeps `n` evenly spaced games of `games` (the game at `⌊i × len / n⌋` for `i < n`); all of
+/// them when `n` is `None` or not below their count (`--wthor-games`).
+pub(super) fn evenly_spaced<T: Clone>(games: Vec<T>, n: Option<usize>) -> Vec<T> {
+    match n {
+        Some(n) if n < games.len() => {
+            let step = games.len() as f64 / n as f64;
+            (0..n)
+                .map(|i| games[(i as f64 * step) as usize].clone())
+                .collect()
+        }
+        _ => games,
+    }
+}

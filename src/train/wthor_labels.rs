@@ -9,7 +9,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::progress::bar;
-use super::wthor_games::{read_wthor_games, replay_wthor};
+use super::wthor_games::{evenly_spaced, read_wthor_games, replay_wthor};
 use super::{Sample, black_view, splitmix, worker_engine};
 use crate::engine::{Engine, SearchLimits, SolveMode};
 use crate::othello::board::Score;
@@ -51,14 +51,7 @@ pub fn load_wthor(
         games: games.len(),
         ..WthorStats::default()
     };
-    if let Some(n) = limit
-        && n < games.len()
-    {
-        let step = games.len() as f64 / n as f64;
-        games = (0..n)
-            .map(|i| games[(i as f64 * step) as usize].clone())
-            .collect();
-    }
+    games = evenly_spaced(games, limit);
     stats.used = games.len();
     let pb = bar(games.len() as u64, "wthor");
     let per_game: Vec<GameLabels> = games
