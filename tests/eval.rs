@@ -916,5 +916,10 @@ fn refit_wthor_cache_gives_the_same_weights_and_refuses_other_settings() {
     assert!(err.contains("was labelled with other settings"), "{err}");
     assert!(other.is_none());
     assert_eq!(std::fs::read(&cache).unwrap(), cached, "the cache is kept");
+    // The cache named as the output too: refused before anything is written.
+    let ((code, _, err), _) = refit("wthor.cache", "3");
+    assert_ne!(code, 0);
+    assert!(err.contains("is also the --out file"), "{err}");
+    assert_eq!(std::fs::read(&cache).unwrap(), cached, "the cache is kept");
     let _ = std::fs::remove_dir_all(&dir);
 }

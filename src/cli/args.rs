@@ -242,9 +242,9 @@ pub struct RefitArgs {
     pub wthor_games: Option<usize>,
     /// Cache of the labelled WTHOR positions: read from FILE if it exists (it must have been
     /// written with the same WTHOR labelling settings and evaluation, or the refit stops),
-    /// else labelled and written to FILE; a later refit that changes only the self-play
-    /// files, --mix without --search-depth, --lambda, --iterations, --base or the phases'
-    /// fit (not their window) skips the labelling.
+    /// else labelled and written to FILE (never the --out file); a later refit that changes
+    /// only the self-play files, --mix without --search-depth, --lambda, --iterations or
+    /// --base skips the labelling.
     #[arg(long, value_name = "FILE", conflicts_with = "no_wthor")]
     pub wthor_cache: Option<PathBuf>,
     /// Depth of the searches that label a share of the WTHOR positions (0 = none).

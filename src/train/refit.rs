@@ -401,6 +401,12 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
         .map_err(|e| anyhow::anyhow!("--base {}: {e}", opts.base))?;
     let base_eval = PatternEval::from_compact(&w).context("base weights of the wrong size")?;
     let empties = window(&opts.phases);
+    if let Some(path) = &opts.wthor_cache
+        && opts.wthor_dir.is_some()
+    {
+        // Before an hour of labelling, not after it.
+        refit_cache::check_usable(path, &opts.out)?;
+    }
     let cached = match &opts.wthor_cache {
         Some(path) if opts.wthor_dir.is_some() && path.exists() => {
             let labels = refit_cache::read(path, &cache_key(opts, empties))?;

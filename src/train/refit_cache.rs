@@ -34,14 +34,49 @@ pub(super) struct WthorLabels {
     pub searched: u64,
 }
 
+/// The file a cache is written to before it is renamed to `path`, so that a killed run
+/// leaves no partial cache.
+fn partial(path: &Path) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".partial");
+    name.into()
+}
+
+/// Checks, before any labelling, that the cache `path` is not the refit's output `out`,
+/// and that a cache can be written there if none exists yet.
+///
+/// # Errors
+/// `path` is `out`, or there is no cache at `path` and its partial file cannot be created.
+pub(super) fn check_usable(path: &Path, out: &Path) -> Result<()> {
+    let same = match (std::path::absolute(path), std::path::absolute(out)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => path == out,
+    };
+    if same {
+        bail!(
+            "--wthor-cache {} is also the --out file: name two files",
+            path.display()
+        );
+    }
+    if path.exists() {
+        return Ok(());
+    }
+    let tmp = partial(path);
+    std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+    let _ = std::fs::remove_file(&tmp);
+    Ok(())
+}
+
 /// Writes `labels` to `path` under the settings `key` (magic, key length u32, key, games
-/// u32, searched u64, count u64, then [`RECORD`] bytes per position; little-endian).
+/// u32, searched u64, count u64, then [`RECORD`] bytes per position; little-endian), through
+/// a partial file renamed when whole.
 ///
 /// # Errors
 /// A file that cannot be written.
 pub(super) fn write(path: &Path, key: &str, labels: &WthorLabels) -> Result<()> {
-    let cannot = || format!("cannot write {}", path.display());
-    let file = std::fs::File::create(path).with_context(cannot)?;
+    let tmp = partial(path);
+    let cannot = || format!("cannot write {}", tmp.display());
+    let file = std::fs::File::create(&tmp).with_context(cannot)?;
     let mut w = BufWriter::new(file);
     w.write_all(MAGIC).with_context(cannot)?;
     w.write_all(&(key.len() as u32).to_le_bytes())
@@ -61,7 +96,9 @@ pub(super) fn write(path: &Path, key: &str, labels: &WthorLabels) -> Result<()> 
         rec[24..].copy_from_slice(&game.to_le_bytes());
         w.write_all(&rec).with_context(cannot)?;
     }
-    w.flush().with_context(cannot)
+    w.flush().with_context(cannot)?;
+    drop(w);
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Reads a cache written by [`write()`] whose settings key is `key`.
@@ -82,8 +119,22 @@ pub(super) fn read(path: &Path, key: &str) -> Result<WthorLabels> {
     }
     let stored = std::str::from_utf8(take(12, key_len)?).map_err(|_| bad())?;
     if stored != key {
+        // Name the settings that differ (a key is a list of "; "-separated settings).
+        let asked: Vec<&str> = key.split("; ").collect();
+        let had: Vec<&str> = stored.split("; ").collect();
+        let differ: Vec<String> = had
+            .iter()
+            .zip(&asked)
+            .filter(|(h, a)| h != a)
+            .map(|(h, a)| format!("{h} (asked: {a})"))
+            .collect();
+        let differ = if differ.is_empty() || had.len() != asked.len() {
+            format!("{stored} (asked: {key})")
+        } else {
+            differ.join(", ")
+        };
         bail!(
-            "{} was labelled with other settings:\n  cache: {stored}\n  asked: {key}\n(delete it, or name another --wthor-cache file)",
+            "{} was labelled with other settings: {differ}; delete it or name another --wthor-cache file",
             path.display()
         );
     }
@@ -162,18 +213,15 @@ mod tests {
             read(&path, "empties 13-60; children every 4").unwrap(),
             labels
         );
-        // Other settings are refused, naming both keys.
+        // Other settings are refused, on one line naming the setting that differs.
         let err = read(&path, "empties 13-60; children every 8")
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("cache: empties 13-60; children every 4"),
+            err.contains("other settings: children every 4 (asked: children every 8);"),
             "{err}"
         );
-        assert!(
-            err.contains("asked: empties 13-60; children every 8"),
-            "{err}"
-        );
+        assert_eq!(err.lines().count(), 1, "{err}");
         // A file cut short, or one that is not a cache, is refused.
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
@@ -182,6 +230,27 @@ mod tests {
         std::fs::write(&path, b"FLANKSMP and more").unwrap();
         assert!(read(&path, "k").is_err());
         let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_cache_is_not_the_output_and_its_folder_must_exist() {
+        let dir = std::env::temp_dir().join(format!("flank-rwc-dir-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cache = dir.join("c.bin");
+        assert!(check_usable(&cache, &dir.join("w.bin")).is_ok());
+        assert!(
+            !cache.exists() && !partial(&cache).exists(),
+            "nothing left behind"
+        );
+        let err = check_usable(&cache, &dir.join(".").join("c.bin")).unwrap_err();
+        assert!(err.to_string().contains("is also the --out file"), "{err}");
+        assert!(check_usable(&dir.join("none/c.bin"), &dir.join("w.bin")).is_err());
+        // A written cache leaves no partial file, and is still not the output.
+        write(&cache, "k", &sample()).unwrap();
+        assert!(cache.exists() && !partial(&cache).exists());
+        assert!(check_usable(&cache, &cache).is_err());
+        assert!(check_usable(&cache, &dir.join("w.bin")).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
