@@ -401,39 +401,32 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
         .map_err(|e| anyhow::anyhow!("--base {}: {e}", opts.base))?;
     let base_eval = PatternEval::from_compact(&w).context("base weights of the wrong size")?;
     let empties = window(&opts.phases);
-    if let Some(path) = &opts.wthor_cache
-        && opts.wthor_dir.is_some()
+    let labels = match opts
+        .wthor_cache
+        .as_deref()
+        .filter(|_| opts.wthor_dir.is_some())
     {
-        // Before an hour of labelling, not after it.
-        refit_cache::check_usable(path, &opts.out)?;
-    }
-    let cached = match &opts.wthor_cache {
-        Some(path) if opts.wthor_dir.is_some() && path.exists() => {
-            let labels = refit_cache::read(path, &cache_key(opts, empties))?;
-            writeln!(
-                out,
-                "wthor: labels read from {} ({} s so far)",
-                path.display(),
-                start.elapsed().as_secs()
-            )?;
-            Some(labels)
-        }
-        _ => None,
-    };
-    let labels = match cached {
-        Some(labels) => labels,
-        None => {
-            let labels = wthor_positions(opts, empties)?;
-            if let Some(path) = opts
-                .wthor_cache
-                .as_ref()
-                .filter(|_| opts.wthor_dir.is_some())
-            {
-                refit_cache::write(path, &cache_key(opts, empties), &labels)?;
+        Some(path) => {
+            // Before an hour of labelling, not after it.
+            refit_cache::check_usable(path, &opts.out)?;
+            let key = cache_key(opts, empties);
+            if path.exists() {
+                let labels = refit_cache::read(path, &key)?;
+                writeln!(
+                    out,
+                    "wthor: labels read from {} ({} s so far)",
+                    path.display(),
+                    start.elapsed().as_secs()
+                )?;
+                labels
+            } else {
+                let labels = wthor_positions(opts, empties)?;
+                refit_cache::write(path, &key, &labels)?;
                 writeln!(out, "wthor: labels written to {}", path.display())?;
+                labels
             }
-            labels
         }
+        None => wthor_positions(opts, empties)?,
     };
     let WthorLabels {
         positions: mut samples,
