@@ -1,6 +1,7 @@
 //! Finding files of flank's shared data (`$FLANK_DATA`, else `../shared/data`, else the
 //! project's sibling at build time): the one lookup every command uses; and reading a text
-//! file with a size limit, so no input file is read unbounded.
+//! file with a size limit, so no input file is read unbounded; writing an output file
+//! whole or not at all (through a temporary file renamed over it; devices written in place).
 
 use std::path::{Path, PathBuf};
 
@@ -108,9 +109,151 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
+/// The temporary file beside `path` that [`write_atomically_with`] renames over it: `path`
+/// with `.flank-tmp-<pid>` appended.
+pub fn temp_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(format!(".flank-tmp-{}", std::process::id()));
+    PathBuf::from(name)
+}
+
+/// Where a write of `path` goes. `None`: to `path` itself, which exists and is neither a
+/// regular file nor a folder (a device such as `/dev/null`, a FIFO): renaming a file over
+/// it would replace the device with a regular file. `Some(file)`: through a temporary file
+/// renamed over `file`, the file `path` names with its symbolic links followed (a link stays
+/// a link), or `path` when nothing is there yet.
+fn rename_target(path: &Path) -> std::io::Result<Option<PathBuf>> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() && !m.is_dir() => Ok(None),
+        Ok(_) => std::fs::canonicalize(path).map(Some),
+        Err(_) => Ok(Some(path.to_path_buf())),
+    }
+}
+
+/// Checks, before long work, that [`write_atomically_with`] will be able to write `path`,
+/// and leaves it as it was: the temporary file is created and removed. A device or FIFO is
+/// not checked (opening a FIFO waits for its reader, and closing it would end the reader's
+/// input).
+///
+/// # Errors
+/// The create failure (a missing folder, no permission).
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    match rename_target(path)? {
+        None => Ok(()),
+        Some(file) => {
+            let tmp = temp_path(&file);
+            std::fs::File::create(&tmp)?;
+            std::fs::remove_file(&tmp)
+        }
+    }
+}
+
+/// Writes `path` with `fill`, which gets a buffered writer: through a temporary file
+/// ([`temp_path`], in the same folder) renamed over the file when `fill` and the write
+/// succeed, so a failed or killed write leaves an existing file as it was and no temporary
+/// file behind (a killed one can leave it). A device or FIFO (such as `/dev/null`) is
+/// written in place, never replaced; a symbolic link is followed, never replaced.
+///
+/// # Errors
+/// `fill`'s error, or the create, write or rename failure (for example `path` is a
+/// folder).
+pub fn write_atomically_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let Some(file) = rename_target(path)? else {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+        fill(&mut w)?;
+        return w.flush();
+    };
+    let tmp = temp_path(&file);
+    let result = std::fs::File::create(&tmp).and_then(|f| {
+        let mut w = std::io::BufWriter::new(f);
+        fill(&mut w)?;
+        w.flush()?;
+        drop(w);
+        std::fs::rename(&tmp, &file)
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Writes `bytes` to `path` by [`write_atomically_with`].
+///
+/// # Errors
+/// Those of [`write_atomically_with`].
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomically_with(path, |w| w.write_all(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A FIFO is written in place, not replaced by a regular file: the same path that makes
+    /// `--out /dev/null` keep the device.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_written_in_place_and_a_link_stays_a_link() {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::FileTypeExt;
+        let dir = std::env::temp_dir().join(format!("flank-write-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(&fifo).unwrap())
+        };
+        // The check does not open the FIFO (that would end the reader's input).
+        check_writable(&fifo).unwrap();
+        write_atomically(&fifo, b"through the pipe").unwrap();
+        // Checked before the join: a replaced FIFO would leave the reader waiting.
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+
+        let file = dir.join("file.txt");
+        let link = dir.join("link.txt");
+        std::fs::write(&file, b"old").unwrap();
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&file).unwrap(), b"new");
+
+        // A failed fill leaves the file as it was and no temporary file.
+        let err = write_atomically_with(&file, |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("stopped"))
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "stopped");
+        assert_eq!(std::fs::read(&file).unwrap(), b"new");
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["fifo", "file.txt", "link.txt"]);
+        // A missing folder fails the check.
+        assert!(check_writable(&dir.join("none/x")).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn files_are_read_up_to_their_limit() {

@@ -84,30 +84,6 @@ pub struct Book {
     edax_header: Option<EdaxHeader>,
 }
 
-/// The temporary file a book is written to before it replaces `path`: `path` with
-/// `.flank-tmp-<pid>` appended, in the same directory (so the rename stays on one file system
-/// and no file of the user's is touched).
-fn temp_path(path: &std::path::Path) -> std::path::PathBuf {
-    let mut name = path.as_os_str().to_os_string();
-    name.push(format!(".flank-tmp-{}", std::process::id()));
-    std::path::PathBuf::from(name)
-}
-
-/// Writes `bytes` to `path` through a temporary file (`path` with `.flank-tmp-<pid>`
-/// appended, in the same directory) renamed over it, so a
-/// failed write leaves `path` as it was and no temporary file behind.
-///
-/// # Errors
-/// The write or rename failure (for example `path` is a directory).
-pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = temp_path(path);
-    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 /// The canonical key of `board`: the least (player, opponent) pair over the 8 symmetries.
 pub fn key(board: &Board) -> (u64, u64) {
     Symmetry::ALL

@@ -41,12 +41,12 @@ pub fn is_edax_book(path: &Path) -> bool {
         .is_ok_and(|()| edax::is_edax(&head))
 }
 
-/// Writes `bytes` to `path` through [`crate::book::write_atomically`].
+/// Writes `bytes` to `path` through [`crate::data::write_atomically`].
 ///
 /// # Errors
 /// A write or rename failure, with the path.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    crate::book::write_atomically(path, bytes)
+    crate::data::write_atomically(path, bytes)
         .with_context(|| format!("cannot write {}", path.display()))
 }
 

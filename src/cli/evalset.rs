@@ -2,7 +2,6 @@
 //! or searched, or self-play test positions with their games' results) and writes it to
 //! stdout or, all at once when complete, to a file; the summary goes to stderr.
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -59,20 +58,14 @@ pub fn run_evalset(settings: &EvalsetSettings) -> Result<()> {
     } else {
         None
     };
-    // `--out FILE`: the set goes to a temporary file beside it, renamed over FILE only when
-    // complete, so a failed or interrupted run leaves an existing FILE as it was. Creating the
-    // temporary file first also fails an unwritable path before the work.
-    // (output file, its temporary file); `None`: stdout.
-    let files = match settings.out.as_ref().filter(|p| p.as_os_str() != "-") {
-        Some(out) => {
-            let mut name = out.file_name().unwrap_or_default().to_os_string();
-            name.push(format!(".partial-{}", std::process::id()));
-            let temp = out.with_file_name(name);
-            File::create(&temp).with_context(|| format!("cannot write {}", out.display()))?;
-            Some((out, temp))
-        }
-        None => None,
-    };
+    // `--out FILE`: written whole by `data::write_atomically` (a failed or interrupted run
+    // leaves an existing FILE as it was); checked first, so an unwritable path fails before
+    // the work. `None`: stdout.
+    let out = settings.out.as_ref().filter(|p| p.as_os_str() != "-");
+    if let Some(out) = out {
+        crate::data::check_writable(out)
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
     let threads = settings.threads.unwrap_or(0);
     let built = if let Some(opts) = &opts {
         rayon::ThreadPoolBuilder::new()
@@ -105,27 +98,14 @@ pub fn run_evalset(settings: &EvalsetSettings) -> Result<()> {
             (lines, summary)
         })
     };
-    let (lines, summary) = match built {
-        Ok(b) => b,
-        Err(e) => {
-            if let Some((_, temp)) = &files {
-                let _ = std::fs::remove_file(temp);
-            }
-            return Err(e);
-        }
-    };
+    let (lines, summary) = built?;
     let mut text = lines.join("\n");
     if !text.is_empty() {
         text.push('\n');
     }
-    match &files {
-        Some((out, temp)) => {
-            let written = std::fs::write(temp, &text).and_then(|_| std::fs::rename(temp, out));
-            if let Err(e) = written {
-                let _ = std::fs::remove_file(temp);
-                return Err(e).with_context(|| format!("cannot write {}", out.display()));
-            }
-        }
+    match out {
+        Some(out) => crate::data::write_atomically(out, text.as_bytes())
+            .with_context(|| format!("cannot write {}", out.display()))?,
         None => {
             let mut o = io::stdout().lock();
             match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {

@@ -3,7 +3,6 @@
 //! which then skip the labelling (its exact solves and children's searches are most of a
 //! refit's time).
 
-use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -34,19 +33,12 @@ pub(super) struct WthorLabels {
     pub searched: u64,
 }
 
-/// The file a cache is written to before it is renamed to `path`, so that a killed run
-/// leaves no partial cache.
-fn partial(path: &Path) -> std::path::PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".partial");
-    name.into()
-}
-
 /// Checks, before any labelling, that the cache `path` is not the refit's output `out`,
 /// and that a cache can be written there if none exists yet.
 ///
 /// # Errors
-/// `path` is `out`, or there is no cache at `path` and its partial file cannot be created.
+/// `path` is `out`, or there is no cache at `path` and none can be written there
+/// ([`crate::data::check_writable`]).
 pub(super) fn check_usable(path: &Path, out: &Path) -> Result<()> {
     let same = match (std::path::absolute(path), std::path::absolute(out)) {
         (Ok(a), Ok(b)) => a == b,
@@ -61,44 +53,34 @@ pub(super) fn check_usable(path: &Path, out: &Path) -> Result<()> {
     if path.exists() {
         return Ok(());
     }
-    let tmp = partial(path);
-    std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
-    let _ = std::fs::remove_file(&tmp);
-    Ok(())
+    crate::data::check_writable(path).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Writes `labels` to `path` under the settings `key` (magic, key length u32, key, games
-/// u32, searched u64, count u64, then [`RECORD`] bytes per position; little-endian), through
-/// a partial file renamed when whole.
+/// u32, searched u64, count u64, then [`RECORD`] bytes per position; little-endian), by
+/// [`crate::data::write_atomically_with`] (whole or not at all).
 ///
 /// # Errors
 /// A file that cannot be written.
 pub(super) fn write(path: &Path, key: &str, labels: &WthorLabels) -> Result<()> {
-    let tmp = partial(path);
-    let cannot = || format!("cannot write {}", tmp.display());
-    let file = std::fs::File::create(&tmp).with_context(cannot)?;
-    let mut w = BufWriter::new(file);
-    w.write_all(MAGIC).with_context(cannot)?;
-    w.write_all(&(key.len() as u32).to_le_bytes())
-        .with_context(cannot)?;
-    w.write_all(key.as_bytes()).with_context(cannot)?;
-    w.write_all(&labels.games.to_le_bytes())
-        .with_context(cannot)?;
-    w.write_all(&labels.searched.to_le_bytes())
-        .with_context(cannot)?;
-    w.write_all(&(labels.positions.len() as u64).to_le_bytes())
-        .with_context(cannot)?;
-    for (b, label, game) in &labels.positions {
-        let mut rec = [0u8; RECORD];
-        rec[..8].copy_from_slice(&b.player.to_le_bytes());
-        rec[8..16].copy_from_slice(&b.opponent.to_le_bytes());
-        rec[16..24].copy_from_slice(&label.to_le_bytes());
-        rec[24..].copy_from_slice(&game.to_le_bytes());
-        w.write_all(&rec).with_context(cannot)?;
-    }
-    w.flush().with_context(cannot)?;
-    drop(w);
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+    crate::data::write_atomically_with(path, |w| {
+        w.write_all(MAGIC)?;
+        w.write_all(&(key.len() as u32).to_le_bytes())?;
+        w.write_all(key.as_bytes())?;
+        w.write_all(&labels.games.to_le_bytes())?;
+        w.write_all(&labels.searched.to_le_bytes())?;
+        w.write_all(&(labels.positions.len() as u64).to_le_bytes())?;
+        for (b, label, game) in &labels.positions {
+            let mut rec = [0u8; RECORD];
+            rec[..8].copy_from_slice(&b.player.to_le_bytes());
+            rec[8..16].copy_from_slice(&b.opponent.to_le_bytes());
+            rec[16..24].copy_from_slice(&label.to_le_bytes());
+            rec[24..].copy_from_slice(&game.to_le_bytes());
+            w.write_all(&rec)?;
+        }
+        Ok(())
+    })
+    .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Reads a cache written by [`write()`] whose settings key is `key`.
@@ -238,16 +220,21 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let cache = dir.join("c.bin");
         assert!(check_usable(&cache, &dir.join("w.bin")).is_ok());
-        assert!(
-            !cache.exists() && !partial(&cache).exists(),
-            "nothing left behind"
-        );
+        let names = || {
+            let mut n: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        assert!(names().is_empty(), "nothing left behind: {:?}", names());
         let err = check_usable(&cache, &dir.join(".").join("c.bin")).unwrap_err();
         assert!(err.to_string().contains("is also the --out file"), "{err}");
         assert!(check_usable(&dir.join("none/c.bin"), &dir.join("w.bin")).is_err());
-        // A written cache leaves no partial file, and is still not the output.
+        // A written cache leaves no temporary file, and is still not the output.
         write(&cache, "k", &sample()).unwrap();
-        assert!(cache.exists() && !partial(&cache).exists());
+        assert_eq!(names(), ["c.bin"]);
         assert!(check_usable(&cache, &cache).is_err());
         assert!(check_usable(&cache, &dir.join("w.bin")).is_ok());
         let _ = std::fs::remove_dir_all(&dir);

@@ -365,7 +365,7 @@ impl NBoard {
         };
         let learned = Arc::new(learned);
         if let Some(path) = &self.options.book_file
-            && let Err(e) = crate::book::write_atomically(path, learned.to_text().as_bytes())
+            && let Err(e) = crate::data::write_atomically(path, learned.to_text().as_bytes())
         {
             send(out, &format!("status cannot write the book: {e}"))?;
         }
