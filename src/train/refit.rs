@@ -434,15 +434,21 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
         searched,
     } = labels;
     if opts.wthor_dir.is_some() {
+        let searches = match (opts.search_depth > 0, opts.children_every > 0) {
+            (true, true) => format!(
+                "a depth-{} search (mix {}) or children at depth {}",
+                opts.search_depth, opts.mix, opts.children_depth
+            ),
+            (true, false) => format!("a depth-{} search (mix {})", opts.search_depth, opts.mix),
+            (false, true) => format!("children at depth {}", opts.children_depth),
+            (false, false) => "a search (none asked)".to_string(),
+        };
         writeln!(
             out,
-            "wthor: {} positions with {}-{} empties, {searched} of them labelled with a depth-{} search (mix {}) or children at depth {} ({} s so far)",
+            "wthor: {} positions with {}-{} empties, {searched} of them labelled with {searches} ({} s so far)",
             samples.len(),
             empties.0,
             empties.1,
-            opts.search_depth,
-            opts.mix,
-            opts.children_depth,
             start.elapsed().as_secs()
         )?;
     } else {
