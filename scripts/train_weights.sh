@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Rebuilds weights (weights/flank-eval.bin) the way v6 was made (v7, the built-in weights, is
-# v6 refitted by `flank refit`: docs/eval.md, "Retraining"):
+# Rebuilds weights (weights/flank-eval.bin) the way v6 was made (v8, the built-in weights, is
+# v6 refitted by `flank refit` with the self-play corpus added: docs/eval.md, "Retraining"):
 #   1. the linear pattern weights of the built-in evaluation are kept (`--base trained`; v6's
 #      are those of the fourth version, fitted by `flank train` with 6 M search leaves) and a
 #      32-unit residual net is trained for each empties count 2-9 on the labelled samples
@@ -8,7 +8,7 @@
 #   2. the net at 5 empties is retrained with 128 hidden units on 100 M extra search leaves at
 #      5 empties (5 empties is where a depth-15 search from 20 empties and a depth-9 search
 #      from 14 put their leaves; wider nets at every count would make a much larger file).
-# The search-leaf walks follow the built-in weights (v5 when v6 was made, v7 now), so a rerun
+# The search-leaf walks follow the built-in weights (v5 when v6 was made, v8 now), so a rerun
 # gives weights of the same quality, not the same bytes (docs/eval.md, "Retraining").
 # A plain `flank train` refits the linear weights too and trains the 2-9 nets at 32 units
 # (without the wider 5-empties net its held-out quality is below the built-in weights'; see

@@ -7,7 +7,7 @@ mod common;
 use common::flank;
 
 /// The node total of `flank bench` with the built-in evaluation.
-const BENCH_NODES: u64 = 45_734_184;
+const BENCH_NODES: u64 = 45_687_695;
 
 #[test]
 fn bench_node_count_is_the_fingerprint() {
