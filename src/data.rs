@@ -111,7 +111,7 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
 
 /// The temporary file beside `path` that [`write_atomically_with`] renames over it: `path`
 /// with `.flank-tmp-<pid>` appended.
-pub fn temp_path(path: &Path) -> PathBuf {
+fn temp_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_os_string();
     name.push(format!(".flank-tmp-{}", std::process::id()));
     PathBuf::from(name)
@@ -122,11 +122,25 @@ pub fn temp_path(path: &Path) -> PathBuf {
 /// it would replace the device with a regular file. `Some(file)`: through a temporary file
 /// renamed over `file`, the file `path` names with its symbolic links followed (a link stays
 /// a link), or `path` when nothing is there yet.
+///
+/// # Errors
+/// A loop of symbolic links, or a failure to resolve one.
 fn rename_target(path: &Path) -> std::io::Result<Option<PathBuf>> {
     match std::fs::metadata(path) {
         Ok(m) if !m.is_file() && !m.is_dir() => Ok(None),
         Ok(_) => std::fs::canonicalize(path).map(Some),
-        Err(_) => Ok(Some(path.to_path_buf())),
+        Err(_) => {
+            // Nothing there, or a symbolic link to nothing: the file it names is created
+            // (links followed up to 40 deep, as the kernel does), the link kept.
+            let mut file = path.to_path_buf();
+            for _ in 0..40 {
+                let Ok(target) = std::fs::read_link(&file) else {
+                    return Ok(Some(file));
+                };
+                file = file.parent().unwrap_or(Path::new("")).join(target);
+            }
+            Err(std::io::Error::other("too many levels of symbolic links"))
+        }
     }
 }
 
@@ -136,8 +150,11 @@ fn rename_target(path: &Path) -> std::io::Result<Option<PathBuf>> {
 /// input).
 ///
 /// # Errors
-/// The create failure (a missing folder, no permission).
+/// `path` is a folder, or the create failure (a missing folder, no permission).
 pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        return Err(std::io::Error::other("is a folder"));
+    }
     match rename_target(path)? {
         None => Ok(()),
         Some(file) => {
@@ -149,10 +166,13 @@ pub fn check_writable(path: &Path) -> std::io::Result<()> {
 }
 
 /// Writes `path` with `fill`, which gets a buffered writer: through a temporary file
-/// ([`temp_path`], in the same folder) renamed over the file when `fill` and the write
-/// succeed, so a failed or killed write leaves an existing file as it was and no temporary
-/// file behind (a killed one can leave it). A device or FIFO (such as `/dev/null`) is
-/// written in place, never replaced; a symbolic link is followed, never replaced.
+/// (`path` with `.flank-tmp-<pid>` appended, in the same folder) renamed over the file when
+/// `fill` and the write succeed, so a failed write leaves an existing file as it was and no
+/// temporary file behind (a killed one leaves the file as it was, and can leave the temporary
+/// file). An existing file keeps its permissions (not its hard links: the name gets a new
+/// file). A device or FIFO (such as `/dev/null`) is written in place, never replaced; a
+/// symbolic link is followed, never replaced (a link to nothing: the file it names is
+/// created).
 ///
 /// # Errors
 /// `fill`'s error, or the create, write or rename failure (for example `path` is a
@@ -168,11 +188,16 @@ pub fn write_atomically_with(
         return w.flush();
     };
     let tmp = temp_path(&file);
+    // An existing file keeps its permissions (a private file stays private).
+    let permissions = std::fs::metadata(&file).ok().map(|m| m.permissions());
     let result = std::fs::File::create(&tmp).and_then(|f| {
         let mut w = std::io::BufWriter::new(f);
         fill(&mut w)?;
         w.flush()?;
         drop(w);
+        if let Some(p) = permissions {
+            std::fs::set_permissions(&tmp, p)?;
+        }
         std::fs::rename(&tmp, &file)
     });
     if result.is_err() {
@@ -236,6 +261,27 @@ mod tests {
         );
         assert_eq!(std::fs::read(&file).unwrap(), b"new");
 
+        // A link to nothing creates the file it names; permissions are kept.
+        let dangling = dir.join("dangling.txt");
+        std::os::unix::fs::symlink("made.txt", &dangling).unwrap();
+        write_atomically(&dangling, b"made").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&dangling)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(dir.join("made.txt")).unwrap(), b"made");
+        std::fs::remove_file(dir.join("made.txt")).unwrap();
+        std::fs::remove_file(&dangling).unwrap();
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+            write_atomically(&file, b"new").unwrap();
+            let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+
         // A failed fill leaves the file as it was and no temporary file.
         let err = write_atomically_with(&file, |w| {
             w.write_all(b"half")?;
@@ -250,8 +296,9 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["fifo", "file.txt", "link.txt"]);
-        // A missing folder fails the check.
+        // A missing folder, or a folder as the file, fails the check.
         assert!(check_writable(&dir.join("none/x")).is_err());
+        assert_eq!(check_writable(&dir).unwrap_err().to_string(), "is a folder");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

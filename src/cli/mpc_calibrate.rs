@@ -64,6 +64,8 @@ pub fn run_calibrate(settings: &CalibrateSettings) -> Result<()> {
         seed: s.seed,
         hash_mb: s.hash_mb,
     };
+    crate::data::check_writable(&s.out)
+        .with_context(|| format!("cannot write {}", s.out.display()))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(s.threads.unwrap_or(0))
         .build()
@@ -85,7 +87,8 @@ pub fn run_calibrate(settings: &CalibrateSettings) -> Result<()> {
         );
     }
     let bytes = calibrate::with_table(&base, &table)?;
-    std::fs::write(&s.out, &bytes).with_context(|| format!("cannot write {}", s.out.display()))?;
+    crate::data::write_atomically(&s.out, &bytes)
+        .with_context(|| format!("cannot write {}", s.out.display()))?;
     writeln!(
         out,
         "mpc-calibrate: wrote {} ({} bytes)",

@@ -392,6 +392,8 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
             "phase {p} cannot be refitted: the residual nets at 2-9 empties are trained on the linear weights of phases below {MIN_PHASE} (use flank train)"
         );
     }
+    crate::data::check_writable(&opts.out)
+        .with_context(|| format!("cannot write {}", opts.out.display()))?;
     let base_bytes = if opts.base == "trained" {
         weights::EMBEDDED.to_vec()
     } else {
@@ -553,7 +555,7 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
         )
     };
     let bytes = weights::encode_full(&w, &nets, mpc.as_ref(), solver.as_ref());
-    std::fs::write(&opts.out, &bytes)
+    crate::data::write_atomically(&opts.out, &bytes)
         .with_context(|| format!("cannot write {}", opts.out.display()))?;
     writeln!(
         out,

@@ -37,7 +37,8 @@ pub(super) struct WthorLabels {
 /// and that a cache can be written there if none exists yet.
 ///
 /// # Errors
-/// `path` is `out`, or there is no cache at `path` and none can be written there
+/// `path` is `out`, or is not a regular file (a folder, a device, a FIFO), or there is no
+/// cache at `path` and none can be written there
 /// ([`crate::data::check_writable`]).
 pub(super) fn check_usable(path: &Path, out: &Path) -> Result<()> {
     let same = match (std::path::absolute(path), std::path::absolute(out)) {
@@ -50,7 +51,10 @@ pub(super) fn check_usable(path: &Path, out: &Path) -> Result<()> {
             path.display()
         );
     }
-    if path.exists() {
+    if let Ok(m) = std::fs::metadata(path) {
+        if !m.is_file() {
+            bail!("--wthor-cache {} is not a regular file", path.display());
+        }
         return Ok(());
     }
     crate::data::check_writable(path).with_context(|| format!("cannot write {}", path.display()))
@@ -232,6 +236,8 @@ mod tests {
         let err = check_usable(&cache, &dir.join(".").join("c.bin")).unwrap_err();
         assert!(err.to_string().contains("is also the --out file"), "{err}");
         assert!(check_usable(&dir.join("none/c.bin"), &dir.join("w.bin")).is_err());
+        let err = check_usable(&dir, &dir.join("w.bin")).unwrap_err();
+        assert!(err.to_string().contains("is not a regular file"), "{err}");
         // A written cache leaves no temporary file, and is still not the output.
         write(&cache, "k", &sample()).unwrap();
         assert_eq!(names(), ["c.bin"]);
