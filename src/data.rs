@@ -225,6 +225,8 @@ mod tests {
     fn a_fifo_is_written_in_place_and_a_link_stays_a_link() {
         use std::os::unix::ffi::OsStrExt;
         use std::os::unix::fs::FileTypeExt;
+        // The file's own type (a link not followed).
+        let kind = |p: &Path| std::fs::symlink_metadata(p).unwrap().file_type();
         let dir = std::env::temp_dir().join(format!("flank-write-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -240,12 +242,7 @@ mod tests {
         check_writable(&fifo).unwrap();
         write_atomically(&fifo, b"through the pipe").unwrap();
         // Checked before the join: a replaced FIFO would leave the reader waiting.
-        assert!(
-            std::fs::symlink_metadata(&fifo)
-                .unwrap()
-                .file_type()
-                .is_fifo()
-        );
+        assert!(kind(&fifo).is_fifo());
         assert_eq!(reader.join().unwrap(), b"through the pipe");
 
         let file = dir.join("file.txt");
@@ -253,24 +250,14 @@ mod tests {
         std::fs::write(&file, b"old").unwrap();
         std::os::unix::fs::symlink(&file, &link).unwrap();
         write_atomically(&link, b"new").unwrap();
-        assert!(
-            std::fs::symlink_metadata(&link)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
+        assert!(kind(&link).is_symlink());
         assert_eq!(std::fs::read(&file).unwrap(), b"new");
 
         // A link to nothing creates the file it names; permissions are kept.
         let dangling = dir.join("dangling.txt");
         std::os::unix::fs::symlink("made.txt", &dangling).unwrap();
         write_atomically(&dangling, b"made").unwrap();
-        assert!(
-            std::fs::symlink_metadata(&dangling)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
+        assert!(kind(&dangling).is_symlink());
         assert_eq!(std::fs::read(dir.join("made.txt")).unwrap(), b"made");
         std::fs::remove_file(dir.join("made.txt")).unwrap();
         std::fs::remove_file(&dangling).unwrap();

@@ -64,8 +64,6 @@ pub fn run_calibrate(settings: &CalibrateSettings) -> Result<()> {
         seed: s.seed,
         hash_mb: s.hash_mb,
     };
-    crate::data::check_writable(&s.out)
-        .with_context(|| format!("cannot write {}", s.out.display()))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(s.threads.unwrap_or(0))
         .build()

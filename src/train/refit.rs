@@ -392,8 +392,7 @@ pub fn refit(opts: &RefitOptions, out: &mut dyn Write) -> Result<Vec<RefitReport
             "phase {p} cannot be refitted: the residual nets at 2-9 empties are trained on the linear weights of phases below {MIN_PHASE} (use flank train)"
         );
     }
-    crate::data::check_writable(&opts.out)
-        .with_context(|| format!("cannot write {}", opts.out.display()))?;
+    super::check_writable(&opts.out, "output file")?;
     let base_bytes = if opts.base == "trained" {
         weights::EMBEDDED.to_vec()
     } else {
